@@ -1,0 +1,1 @@
+"""The judge's and organiser's side of Nakk: the `nakk` command."""
