@@ -1,0 +1,298 @@
+"""A match is its ordered list of events; everything on the scoreboard is derived from them here.
+
+Match.apply() checks one event against everything before it and folds it in.
+It keeps only the derived state and a few small integers, so the device can
+stream a long journal through it. Undo is a `cancel` event naming the latest
+entry still in force; the state is then folded again from the events (the
+caller says where to read them), so "cancel" gives exactly the earlier state.
+"""
+
+from nakk import rules as _rules
+from nakk.event import EventError, FORMAT_VERSION, SIDES, check_envelope, parse
+
+# events that change the score and can be undone
+UNDOABLE = ("deal", "redeal", "penalty", "adjust", "forfeit")
+
+
+class Match:
+    def __init__(self, history=None):
+        """history: a function returning a fresh iterator over the events
+        applied so far (the device reads them back from flash). Without it the
+        match keeps its own list of the undoable events it needs for a cancel."""
+        self._history = history
+        self._kept = [] if history is None else None
+        self.seq = 0
+        self.setup = None
+        self.rules = None
+        self.cfg = None
+        self.st = None
+        self.in_force = []        # seqs of undoable events not cancelled, in order
+        self.cancelled = set()    # seqs undone by a cancel
+        self.confirmed = []       # sides (index) that approved the result
+        self.disputed = []        # sides that disputed it
+        self.synced = False       # the judge acknowledged it
+        self.closed = False       # the judge closed it unfinished
+
+    # ------------------------------------------------------------ folding
+
+    def apply(self, ev):
+        """Check one event and fold it in. Raises EventError and changes nothing if it is invalid."""
+        t = check_envelope(ev)
+        if ev["seq"] != self.seq + 1:
+            raise EventError("seq", "expected %d, got %d" % (self.seq + 1, ev["seq"]))
+        if self.setup is None and t != "setup":
+            raise EventError("type", "a match starts with its setup")
+        if self.synced:
+            raise EventError("type", "the judge has acknowledged this match; nothing follows")
+        if t == "setup":
+            self._setup(ev)
+        elif t in UNDOABLE:
+            self._undoable(t, ev)
+        elif t == "cancel":
+            self._cancel(ev)
+        else:
+            self._closing(t, ev)
+        self.seq += 1
+
+    def _setup(self, ev):
+        if self.setup is not None:
+            raise EventError("type", "the match already has its setup")
+        if ev["v"] != FORMAT_VERSION:
+            raise EventError("v", "event format %d is not supported (this is %d)" % (ev["v"], FORMAT_VERSION))
+        try:
+            rules = _rules.get(ev["ruleset"])
+        except KeyError as e:
+            raise EventError("ruleset", str(e.args[0]))
+        cfg = rules.config(ev.get("settings"))
+        sides = ev["sides"]
+        if len(sides) != rules.sides:
+            raise EventError("sides", "%s has %d sides" % (rules.name, rules.sides))
+        for i in range(len(sides)):
+            s = sides[i]
+            if not isinstance(s, dict) or s.get("id") != SIDES[i] or not isinstance(s.get("name", ""), str):
+                raise EventError("sides", "side %d must be an object with id %s and a name" % (i + 1, SIDES[i]))
+            for key in s:
+                if key not in ("id", "name", "team", "players"):
+                    raise EventError("sides", "unknown field %r of side %s" % (key, SIDES[i]))
+            if not isinstance(s.get("team", ""), str):
+                raise EventError("sides", "team of side %s must be text" % SIDES[i])
+            players = s.get("players", [])
+            if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+                raise EventError("sides", "players of side %s must be a list of names" % SIDES[i])
+        seats = ev.get("seats")
+        if seats is not None and (len(seats) != rules.seats or not all(isinstance(p, str) for p in seats)):
+            raise EventError("seats", "%d player names in seat order" % rules.seats)
+        for key in ("table", "round", "match"):
+            if key in ev and ev[key] < 0:
+                raise EventError(key, "must not be negative")
+        st = rules.start(ev, cfg)
+        self.setup, self.rules, self.cfg, self.st = ev, rules, cfg, st
+
+    def _undoable(self, t, ev):
+        if self.locked():
+            raise EventError("type", "the result is locked: every side has confirmed or disputed it")
+        if t == "forfeit":
+            if self.st.over:
+                raise EventError("type", "the match is already over")
+            by = self.rules.side(ev, "by")
+        elif t == "adjust":
+            side = self.rules.side(ev, "side")
+            if self.st.over:
+                raise EventError("type", "the match is over; the judge corrects a result on the judge's side")
+        snapshot = self._save()
+        try:
+            if t == "deal":
+                self.rules.deal(self.st, ev, self.cfg)
+            elif t == "redeal":
+                self.rules.redeal(self.st, ev, self.cfg)
+            elif t == "penalty":
+                self.rules.penalty(self.st, ev, self.cfg)
+            elif t == "adjust":
+                self.rules.adjust(self.st, side, ev["points"], self.cfg)
+            else:
+                self._forfeit(by)
+        except EventError:
+            self._restore(snapshot)
+            raise
+        self.in_force.append(ev["seq"])
+        if self._kept is not None:
+            self._kept.append(ev)
+        self.confirmed = []
+        self.disputed = []
+
+    def _forfeit(self, by):
+        st = self.st
+        st.over = True
+        st.ended = "forfeit"
+        st.forfeited = by
+        others = [i for i in range(st.sides) if i != by]
+        best = max(st.score[i] for i in others)
+        leaders = [i for i in others if st.score[i] == best]
+        st.winner = leaders[0] if len(leaders) == 1 else None
+
+    def _cancel(self, ev):
+        target = ev["target"]
+        if self.locked():
+            raise EventError("type", "the result is locked: every side has confirmed or disputed it")
+        if not self.in_force:
+            raise EventError("target", "there is no entry to undo")
+        if target != self.in_force[-1]:
+            raise EventError("target", "only the latest entry (seq %d) can be undone" % self.in_force[-1])
+        self.in_force.pop()
+        self.cancelled.add(target)
+        if self._kept is not None:
+            self._kept.pop()
+            source = iter(self._kept)
+        else:
+            source = self._history()
+        self._refold(source, target)
+        self.confirmed = []
+        self.disputed = []
+
+    def _refold(self, events, stop):
+        """Fold the undoable events still in force again, from the setup."""
+        st = self.rules.start(self.setup, self.cfg)
+        self.st = st
+        for ev in events:
+            seq = ev["seq"]
+            if seq >= stop:
+                break
+            t = ev["type"]
+            if t not in UNDOABLE or seq in self.cancelled:
+                continue
+            if t == "deal":
+                self.rules.deal(st, ev, self.cfg)
+            elif t == "redeal":
+                self.rules.redeal(st, ev, self.cfg)
+            elif t == "penalty":
+                self.rules.penalty(st, ev, self.cfg)
+            elif t == "adjust":
+                self.rules.adjust(st, SIDES.index(ev["side"]), ev["points"], self.cfg)
+            else:
+                self._forfeit(SIDES.index(ev["by"]))
+
+    def _closing(self, t, ev):
+        st = self.st
+        if t == "close":
+            if st.over:
+                raise EventError("type", "the match is already over")
+            st.over = True
+            st.ended = "closed"
+            st.winner = None
+            self.closed = True
+            return
+        if t == "synced":
+            if not st.over:
+                raise EventError("type", "only a finished match is acknowledged")
+            self.synced = True
+            return
+        side = self.rules.side(ev, "by")
+        if not st.over:
+            raise EventError("type", "a result is confirmed or disputed once the match is over")
+        if side in self.confirmed or side in self.disputed:
+            raise EventError("by", "side %s has already answered" % SIDES[side])
+        (self.confirmed if t == "confirm" else self.disputed).append(side)
+
+    # A snapshot for rolling back a rejected event: rules check before they
+    # change anything where they can, but a copy of the state is cheap and
+    # makes "nothing after an invalid event is applied" hold by construction.
+    def _save(self):
+        st = self.st
+        d = {}
+        for k in st.__dict__:
+            v = st.__dict__[k]
+            if isinstance(v, list):
+                v = list(v)
+            elif isinstance(v, dict):
+                v = dict(v)
+            d[k] = v
+        return d
+
+    def _restore(self, d):
+        st = self.st
+        for k in list(st.__dict__):
+            if k not in d:
+                delattr(st, k)
+        for k in d:
+            setattr(st, k, d[k])
+
+    # ------------------------------------------------------------ reading
+
+    def locked(self):
+        if self.st is None or not self.st.over:
+            return False
+        return self.synced or self.closed or len(self.confirmed) + len(self.disputed) >= self.st.sides
+
+    def summary(self):
+        """Everything the scoreboard and the judge read, as plain data (JSON-ready)."""
+        st = self.st
+        if st is None:
+            return {"seq": self.seq, "over": False}
+        target = self.cfg.get("target")
+        out = {
+            "ruleset": self.rules.name,
+            "seq": self.seq,
+            "sides": [s.get("name", s["id"]) for s in self.setup["sides"]],
+            "score": list(st.score),
+            "bonus": list(st.bonus),
+            "final": st.final(),
+            "marks": list(st.marks),
+            "over": st.over,
+            "ended": st.ended,
+            "winner": None if st.winner is None else SIDES[st.winner],
+            "deals": st.deals,
+            "redeals": st.redeals,
+            "shuffler": st.shuffler,
+            "confirmed": [SIDES[i] for i in self.confirmed],
+            "disputed": [SIDES[i] for i in self.disputed],
+            "locked": self.locked(),
+            "synced": self.synced,
+            "deductions": list(st.deductions),
+        }
+        if target is not None:
+            out["target"] = target
+            out["capped"] = [min(s, target) for s in st.score]
+        if self.rules.family == "saare":
+            out["rings"] = [s // 4 for s in st.score]
+            out["pokk"] = st.chain
+            if st.pending is not None:
+                out["replay"] = {"maker": SIDES[st.pending[0]], "game": st.pending[1]}
+        if st.boards is not None:
+            out["boards"] = [[b, st.boards[b][0], st.boards[b][1]] for b in sorted(st.boards)]
+            out["next_board"] = self.rules.next_board(st)
+        if st.disqualified is not None:
+            out["disqualified"] = SIDES[st.disqualified]
+        if getattr(st, "shared", None):
+            out["shared"] = [SIDES[i] for i in st.shared]
+        return out
+
+
+def fold(events):
+    """Fold a list of event dicts into a Match; EventError (with .seq set) at the first invalid one."""
+    m = Match()
+    for ev in events:
+        try:
+            m.apply(ev)
+        except EventError as e:
+            e.seq = ev.get("seq") if isinstance(ev, dict) else None
+            raise
+    return m
+
+
+def read_lines(lines):
+    """Parse and fold JSON lines; returns (match, error) where error is (line number, EventError) or None.
+
+    Blank lines are skipped. Nothing after the first invalid line is applied."""
+    m = Match()
+    n = 0
+    for line in lines:
+        n += 1
+        if isinstance(line, (bytes, bytearray)):
+            line = line.decode()
+        if not line.strip():
+            continue
+        try:
+            m.apply(parse(line.strip()))
+        except EventError as e:
+            return m, (n, e)
+    return m, None

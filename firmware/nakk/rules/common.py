@@ -1,0 +1,194 @@
+"""What every ruleset shares: the match state, named settings, deal-form data, and the base class."""
+
+from nakk.event import EventError, SIDES, check_fields
+
+
+class State:
+    """The derived state of one match. Rulesets read and update it; nothing else stores scores."""
+
+    def __init__(self, sides, seats, first_shuffler):
+        self.sides = sides                 # number of sides (2 or 3)
+        self.seats = seats                 # number of players
+        self.score = [0] * sides           # running total, as the rules add it (uncapped)
+        self.marks = [0] * sides           # karvane marks earned
+        self.received = [0] * sides        # penalty points received (after clipping)
+        self.bonus = [0] * sides           # end-of-match bonuses, set when the match ends
+        self.deductions = [0] * sides      # tournament-level deductions (noise); not part of the score
+        self.over = False
+        self.winner = None                 # side index, or None (no winner yet, a draw, or closed)
+        self.ended = None                  # why it ended: target, penalty, boards, forfeit, closed, ...
+        self.shuffler = first_shuffler     # seat that shuffles and deals next
+        self.deals = 0                     # deals scored (pokks included)
+        self.redeals = 0
+        self.misdeals = 0                  # misdeals in the current dealing turn
+        self.chain = 0                     # pokks in a row waiting for the replay
+        self.pending = None                # (maker index, game) of the replay
+        self.last = None                   # what the last deal gave: list of points per side
+        self.boards = None                 # Sasku: {board: (points tuple, offender index or -1)}
+        self.disqualified = None           # side index removed from the tournament
+
+    def final(self):
+        return [self.score[i] + self.bonus[i] for i in range(self.sides)]
+
+
+def side_index(value, n, field):
+    if value not in SIDES[:n]:
+        raise EventError(field, "must be one of " + ", ".join(SIDES[:n]))
+    return SIDES.index(value)
+
+
+def other(i):
+    return 1 - i
+
+
+# ---------------------------------------------------------------- settings
+
+class IntRange:
+    """The allowed values of a numeric setting: low..high inclusive."""
+
+    def __init__(self, low, high):
+        self.low = low
+        self.high = high
+
+
+class Setting:
+    """One named reading of the rules, with its default and the alternatives a club may choose."""
+
+    def __init__(self, key, default, choices, ref, text):
+        self.key = key
+        self.default = default
+        self.choices = choices   # tuple of allowed values, or an IntRange
+        self.ref = ref           # ambiguities.md id or rules section
+        self.text = text         # what it decides, for the judge
+
+    def check(self, value):
+        if isinstance(self.choices, tuple):
+            if value not in self.choices or isinstance(value, bool) != isinstance(self.default, bool):
+                raise EventError("settings." + self.key,
+                                 "must be one of " + ", ".join(_word(c) for c in self.choices))
+        else:
+            low, high = self.choices.low, self.choices.high
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise EventError("settings." + self.key, "must be a whole number %d..%d" % (low, high))
+
+    def describe_choices(self):
+        if isinstance(self.choices, tuple):
+            return ", ".join(_word(c) for c in self.choices)
+        return "%d..%d" % (self.choices.low, self.choices.high)
+
+
+def _word(v):
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    return str(v)
+
+
+# ---------------------------------------------------------------- deal forms
+#
+# A deal form is data the device and the judge's tool turn into entry
+# screens: a list of steps, each asking one question. A step is a dict:
+#   key      the event field the step fills
+#   label    (Estonian, English)
+#   choices  list of choices, the most likely first; a choice is a dict:
+#              value, label (et, en), and optionally
+#              side: the field a side button press fills while committing
+#                    this choice (e.g. the game step commits with the maker's
+#                    button); without it, OK commits
+#              ok:   True when OK commits it (no side is asked)
+#              when: (field, values): offered only when an earlier answer is one of values
+#   side     the default side field for the step's choices (a choice may override)
+# The UI shows the choices in order, moves with PREV/NEXT and commits with OK
+# or the named side button. Nothing in the UI is written per game.
+
+def choice(value, et, en, side=None, ok=False, when=None):
+    """One answer. side: the field a side button fills while committing it;
+    ok: committed with OK instead; when: (field, values) it is offered for."""
+    c = {"value": value, "label": (et, en)}
+    if side is not None:
+        c["side"] = side
+    if ok:
+        c["ok"] = True
+    if when is not None:
+        c["when"] = when
+    return c
+
+
+def step(key, et, en, choices, side=None):
+    s = {"key": key, "label": (et, en), "choices": choices}
+    if side is not None:
+        for c in choices:
+            if "side" not in c and not c.get("ok"):
+                c["side"] = side
+    return s
+
+
+# ---------------------------------------------------------------- base class
+
+class Ruleset:
+    """A game's rules. Subclasses fill in the constants and the deal/penalty/redeal logic."""
+
+    name = ""
+    title = ("", "")        # (Estonian, English)
+    family = ""
+    sides = 2
+    seats = 4
+    unit = ("nakk", "nakk")
+    settings = ()
+    offences = ()           # (id, et, en)
+    redeal_reasons = ()     # (id, et, en)
+    has_boards = False
+
+    def setting(self, key):
+        for s in self.settings:
+            if s.key == key:
+                return s
+        return None
+
+    def config(self, overrides):
+        """The settings in force: defaults with the setup's overrides, every value checked."""
+        cfg = {}
+        for s in self.settings:
+            cfg[s.key] = s.default
+        if overrides:
+            for key in overrides:
+                s = self.setting(key)
+                if s is None:
+                    raise EventError("settings." + key, "unknown setting for %s" % self.name)
+                s.check(overrides[key])
+                cfg[key] = overrides[key]
+        return cfg
+
+    def start(self, setup, cfg):
+        first = setup.get("first_shuffler", 0)
+        if not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < self.seats:
+            raise EventError("first_shuffler", "must be a seat number 0..%d" % (self.seats - 1))
+        return State(self.sides, self.seats, first)
+
+    def side(self, ev, field, required=True):
+        if field not in ev:
+            if required:
+                raise EventError(field, "missing")
+            return None
+        return side_index(ev[field], self.sides, field)
+
+    def check(self, ev, required, optional):
+        check_fields(ev, required, optional)
+
+    # Subclasses implement: deal(st, ev, cfg), redeal(st, ev, cfg),
+    # penalty(st, ev, cfg), form(st, cfg), end_check(st, cfg, side)
+
+    def adjust(self, st, side, points, cfg):
+        """A manual adjustment (judge or table, with a reason): points to one side."""
+        st.score[side] += points
+        self.end_check(st, cfg, side)
+
+    def offence_ids(self, cfg):
+        return [o[0] for o in self.offences]
+
+    def redeal(self, st, ev, cfg):
+        reason = ev["reason"]
+        if reason not in [r[0] for r in self.redeal_reasons]:
+            raise EventError("reason", "must be one of " + ", ".join(r[0] for r in self.redeal_reasons))
+        st.redeals += 1

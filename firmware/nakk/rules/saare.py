@@ -1,0 +1,416 @@
+"""Saare mäng (Saare Mäng club's Sasku): the 2020 rules and the classic rules, scored in nakks to 16.
+
+References: shared/rules/saare-2020.md, saare-classic.md, ambiguities.md
+(SM-nn); the Estonian texts in shared/seeds/ are the primary source.
+"""
+
+from nakk.event import EventError, SIDES
+from nakk.rules.common import IntRange, Ruleset, Setting, State, choice, step, other
+
+SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
+    "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
+_BASE = {SUIT: 2, RUUTU: 4, PIME_RUUTU: 6, VALGE_PITS: 6, PIME_PITS: 8, ULEKULA: 2}
+_PITS = (VALGE_PITS, PIME_PITS)
+_BLIND_OR_PITS = (PIME_RUUTU, VALGE_PITS, PIME_PITS)
+_GAME_LABELS = {
+    SUIT: ("Trump", "Suit"), RUUTU: ("Ruutu", "Ruutu"), PIME_RUUTU: ("Pime ruutu", "Blind ruutu"),
+    VALGE_PITS: ("Valge pits", "White pits"), PIME_PITS: ("Pime pits", "Blind pits"),
+    ULEKULA: ("Üleküla", "All passed"),
+}
+WIN, JANN, KARVANE, POKK, CAPTURE = "win", "jann", "karvane", "pokk", "capture"
+RESULTS = (WIN, JANN, KARVANE, POKK, CAPTURE)
+TRUMPS = ("hearts", "spades", "clubs", "diamonds")
+
+_DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner", "side"),
+                ("capture", "side"), ("sohk", "side"), ("eyes", "list"), ("tricks", "list"),
+                ("trump", "str"), ("note", "str"))
+
+
+def _common_settings(year2020):
+    return (
+        Setting("target", 16, IntRange(4, 64), "§3",
+                "Nakks that end the partii (16 = 4 rings)."),
+        Setting("cap_deal_points_at_16", False, (False, True), "SM-03",
+                "Cap the official total at the target when a deal overshoots it (the uncapped total is always kept)."),
+        Setting("penalty_clip_at_target", True, (True,), "SM-03",
+                "A penalty lifts its recipient to the target at most (\"Karistuspunkte ei lisata üle 16 punkti\")."),
+        Setting("pokk_replay_bonus", "flat" if year2020 else "none", ("flat", "per-pokk", "none"), "SM-02",
+                "Bonus of 2 to the winners of a pokk replay: once (flat), 2 for every pokk in the chain, or none."),
+        Setting("pokk_replay_keeps_maker", True, (True, False), "SM-18",
+                "A pokk replay keeps the maker pair as well as the game; false: only the game (the trump) is kept."),
+        Setting("pits_jann_bonus", False, (False, True), "SM-05",
+                "Score jänn +2 (and karvane's +2) in pits games (\"Jänni ei märgita\": no)."),
+        Setting("pits_capture_is_karvane_win", True, (True, False), "SM-06",
+                "The ♦6 catching the opponents' ♣K wins the deal as karvane for its pair; false: a karvane mark only."),
+        Setting("beaten_bonus_applies_to_pits_and_blind", True, (True, False), "SM-17",
+                "Defenders who beat a pits or blind game get +2, as in ordinary games."),
+        Setting("karvane_bonus", "per-mark", ("per-mark", "once"), "SM-10",
+                "End bonus for karvane marks: +1 per mark, or +1 once per pair that has any."),
+        Setting("prillid_counts_penalty_nakks", True, (True, False), "SM-11",
+                "Penalty nakks received count as nakks when deciding prillid (the loser has 0)."),
+        Setting("sohk_policy", "lose-deal", ("lose-deal", "forfeit-partii"), "SM-04",
+                "Sohk costs the offending pair the deal, or the whole partii."),
+        Setting("all_pass_policy", "void", ("void", "ulekula-ruutu"), "SM-16",
+                "All four pass: a redeal, or üleküla ruutu (2 nakks to the pair with more eyes)."),
+        Setting("card_show_penalty", 2, IntRange(0, 16), "P3-P5",
+                "Nakks to the opponents for a card shown, dropped face up or led out of turn."),
+        Setting("multi_card_show_penalty", "per-incident" if year2020 else "per-card",
+                ("per-incident", "per-card"), "SM-14",
+                "Two or more cards shown: 4 per incident (2020), or the single-card penalty per card."),
+        Setting("shuffle_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-22",
+                "Shuffling after the delivery was chosen (classic: intentional shuffling only)."),
+        Setting("misdeal_twice_penalty", 2 if year2020 else 0, IntRange(0, 16), "SM-13",
+                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
+        Setting("noise_deduction", 4, IntRange(0, 16), "SM-15",
+                "Deducted from the pair's overall tournament result at the judge's second warning."),
+        Setting("redeal_passes_shuffle", False, (False, True), "§3 [I]",
+                "After a redeal the next player shuffles (default: the same shuffler deals again)."),
+    )
+
+
+class Saare(Ruleset):
+    family = "saare"
+    sides = 2
+    seats = 4
+    unit = ("nakk", "nakk")
+
+    def __init__(self, name, title, games, year2020):
+        self.name = name
+        self.title = title
+        self.games = games
+        self.year2020 = year2020
+        self.settings = _common_settings(year2020)
+        offences = [
+            ("card-shown", "Kaart näidatud", "Card shown"),
+            ("cards-shown", "Mitu kaarti", "Cards shown"),
+            ("shuffle", "Segamine", "Shuffling"),
+        ]
+        if year2020:
+            offences.append(("misdeal-twice", "Kaks vale jagamist", "Misdealt twice"))
+        offences.append(("noise", "Lärm", "Noise"))
+        self.offences = tuple(offences)
+        reasons = [
+            ("misdeal", "Vale jagamine", "Misdeal"),
+            ("no-picture", "Pildita", "No picture"),
+            ("all-pass", "Kõik pass", "All passed"),
+        ]
+        if year2020:
+            reasons.append(("face-up", "Pits/♣K näha", "♦6/♣K face up"))
+        reasons.append(("other", "Muu", "Other"))
+        self.redeal_reasons = tuple(reasons)
+
+    # ------------------------------------------------------------ deals
+
+    def deal(self, st, ev, cfg):
+        self.check(ev, (), _DEAL_FIELDS)
+        if st.over:
+            raise EventError("", "the partii is over")
+        game = ev.get("game")
+        allowed = self.games + ((ULEKULA,) if cfg["all_pass_policy"] == "ulekula-ruutu" else ())
+        if game not in allowed:
+            raise EventError("game", "must be one of " + ", ".join(allowed) + " in " + self.name)
+        if "trump" in ev and ev["trump"] not in TRUMPS:
+            raise EventError("trump", "must be one of " + ", ".join(TRUMPS))
+        if game == ULEKULA:
+            return self._ulekula(st, ev, cfg)
+        maker = self.side(ev, "maker")
+        if st.chain and (st.pending[1] != game or cfg["pokk_replay_keeps_maker"] and st.pending[0] != maker):
+            m, g = st.pending
+            raise EventError("game" if g != game else "maker",
+                             "a pokk is replayed with the same trump: maker %s, %s" % (SIDES[m], g))
+        pits = game in _PITS
+        if "capture" in ev and not pits:
+            raise EventError("capture", "the ♦6 catches the ♣K only in pits games")
+        sohk = self.side(ev, "sohk", False)
+        result, winner = self._result(ev, maker, pits, cfg, sohk is not None)
+        value = _BASE[game]
+        if sohk is not None:
+            points, winner, mark = self._sohk(sohk, game, maker, winner, result, cfg)
+            if points is None:  # forfeit-partii: the other pair wins the partii
+                self._finish(st, other(sohk), "sohk", cfg)
+                return
+        elif result == POKK:
+            st.chain += 1
+            st.pending = (maker, game)
+            st.deals += 1
+            st.last = [0, 0]
+            self._next_shuffler(st)
+            return
+        else:
+            points, mark = self._points(game, maker, winner, result, value, cfg)
+        if "capture" in ev and not cfg["pits_capture_is_karvane_win"] and sohk is None:
+            st.marks[self.side(ev, "capture")] += 1
+        if mark:
+            st.marks[winner] += 1
+        if st.chain:
+            points += 2 if cfg["pokk_replay_bonus"] == "flat" else \
+                2 * st.chain if cfg["pokk_replay_bonus"] == "per-pokk" else 0
+        st.chain = 0
+        st.pending = None
+        self._score(st, winner, points, cfg)
+
+    def _points(self, game, maker, winner, result, value, cfg):
+        """Nakks to the winner of a completed deal, and whether it earns a karvane mark."""
+        pits = game in _PITS
+        points = value
+        if winner != maker and (cfg["beaten_bonus_applies_to_pits_and_blind"] or game not in _BLIND_OR_PITS):
+            points += 2                                   # the trump was beaten (L44)
+        no_jann = pits and not cfg["pits_jann_bonus"]     # "Jänni ei märgita" (L38, SM-05)
+        if result == CAPTURE:
+            return points, True                           # automatic karvane, no jänn (SM-06)
+        if result == KARVANE:
+            return points + (0 if no_jann else 2), True   # value + 2 "for jänn", a mark (L46, SM-09)
+        if result == JANN and not no_jann:
+            points += 2
+        return points, False
+
+    def _sohk(self, sohk, game, maker, winner, result, cfg):
+        """Sohk (SM-04): the offending pair loses the deal (or, by setting, the partii)."""
+        if cfg["sohk_policy"] == "forfeit-partii":
+            return None, None, False
+        innocent = other(sohk)
+        if result is not None and result != POKK and winner == innocent:
+            points, mark = self._points(game, maker, winner, result, _BASE[game], cfg)
+            return points, winner, mark
+        # not completed, or won by the offenders: the base win, no jänn, no karvane
+        return _BASE[game] + (2 if sohk == maker else 0), innocent, False
+
+    def _result(self, ev, maker, pits, cfg, sohk):
+        """The category (result, winner index) from what was entered, cross-checked with eyes and tricks."""
+        result = ev.get("result")
+        if result is not None and result not in RESULTS:
+            raise EventError("result", "must be one of " + ", ".join(RESULTS))
+        winner = self.side(ev, "winner", False)
+        capture = self.side(ev, "capture", False)
+        if result == CAPTURE or (capture is not None and cfg["pits_capture_is_karvane_win"]):
+            if not pits:
+                raise EventError("result", "a capture happens only in pits games")
+            if capture is None:
+                raise EventError("capture", "missing: which pair's ♦6 caught the ♣K")
+            if not cfg["pits_capture_is_karvane_win"]:
+                raise EventError("result", "capture is a mark only under this ruleset's settings")
+            if winner is not None and winner != capture:
+                raise EventError("winner", "the pair whose ♦6 caught the ♣K wins the deal")
+            if result not in (None, CAPTURE):
+                raise EventError("result", "a capture is scored as an automatic karvane")
+            return CAPTURE, capture
+        derived = _derive(ev, maker)
+        if pits and not cfg["pits_jann_bonus"]:
+            # no jänn in pits: a jänn margin is an ordinary win there
+            if derived is not None and derived[0] == JANN:
+                derived = (WIN, derived[1])
+            if result == JANN:
+                result = WIN
+        if result is None:
+            if derived is None:
+                if sohk:
+                    return None, None
+                raise EventError("result", "missing (or give eyes and tricks)")
+            result, w = derived
+            if winner is not None and winner != w:
+                raise EventError("winner", "the eyes say %s won" % SIDES[w])
+            winner = w
+        elif derived is not None:
+            dres, dwin = derived
+            # eyes alone cannot show karvane (a zero-eye trick exists), so a karvane
+            # entered with eyes but no tricks only needs the loser to hold no eyes
+            eyes_only_karvane = result == KARVANE and "tricks" not in ev and \
+                ev["eyes"][other(dwin)] == 0
+            if dres != result and not eyes_only_karvane:
+                raise EventError("result", "the eyes and tricks say %s, not %s" % (dres, result))
+            if winner is not None and winner != dwin:
+                raise EventError("winner", "the eyes say %s won" % SIDES[dwin])
+            winner = dwin
+        if result == POKK:
+            if winner is not None:
+                raise EventError("winner", "a pokk (60:60) has no winner")
+            return POKK, None
+        if winner is None:
+            raise EventError("winner", "missing")
+        return result, winner
+
+    def _ulekula(self, st, ev, cfg):
+        """All four passed under the üleküla ruutu policy (SM-16): 2 to the pair with more eyes."""
+        if "maker" in ev or "sohk" in ev or "capture" in ev:
+            raise EventError("maker", "üleküla ruutu has no maker")
+        if st.chain:
+            raise EventError("game", "a pokk is being replayed")
+        result = ev.get("result")
+        winner = self.side(ev, "winner", False)
+        if "eyes" in ev:
+            eyes = _pair(ev, "eyes", 120)
+            if eyes[0] == 60:
+                derived = None
+            else:
+                derived = 0 if eyes[0] > 60 else 1
+            if result == POKK and derived is not None or result not in (None, POKK) and derived is None:
+                raise EventError("result", "the eyes say otherwise")
+            if derived is not None and winner is not None and winner != derived:
+                raise EventError("winner", "the eyes say %s won" % SIDES[derived])
+            winner = derived
+            result = POKK if derived is None else WIN
+        if result == POKK:
+            st.deals += 1
+            st.last = [0, 0]
+            self._next_shuffler(st)
+            return
+        if result not in (WIN, JANN, KARVANE) or winner is None:
+            raise EventError("winner", "missing: the pair with more eyes")
+        self._score(st, winner, _BASE[ULEKULA], cfg)
+
+    def _score(self, st, winner, points, cfg):
+        st.score[winner] += points
+        if cfg["cap_deal_points_at_16"] and st.score[winner] > cfg["target"]:
+            st.score[winner] = cfg["target"]
+        st.last = [0, 0]
+        st.last[winner] = points
+        st.deals += 1
+        st.misdeals = 0
+        self._next_shuffler(st)
+        self.end_check(st, cfg, winner)
+
+    def _next_shuffler(self, st):
+        st.shuffler = (st.shuffler + 1) % self.seats
+        st.misdeals = 0
+
+    # ------------------------------------------------------------ the rest
+
+    def redeal(self, st, ev, cfg):
+        if st.over:
+            raise EventError("", "the partii is over")
+        Ruleset.redeal(self, st, ev, cfg)
+        reason = ev["reason"]
+        if reason == "no-picture" and st.chain:
+            raise EventError("reason", "no redeal for want of a picture while a pokk is replayed (L21)")
+        if reason == "all-pass" and cfg["all_pass_policy"] != "void":
+            st.redeals -= 1
+            raise EventError("reason", "all passed is played as üleküla ruutu under these settings")
+        if reason == "misdeal":
+            st.misdeals += 1
+        if cfg["redeal_passes_shuffle"]:
+            self._next_shuffler(st)
+
+    def penalty(self, st, ev, cfg):
+        by = self.side(ev, "by")
+        offence = ev["offence"]
+        if offence not in self.offence_ids(cfg):
+            raise EventError("offence", "must be one of " + ", ".join(self.offence_ids(cfg)))
+        if offence == "noise":
+            st.deductions[by] += cfg["noise_deduction"]
+            return
+        if st.over:
+            raise EventError("", "the partii is over")
+        if "cards" in ev and offence != "cards-shown":
+            raise EventError("cards", "only for cards-shown")
+        if offence == "card-shown":
+            points = cfg["card_show_penalty"]
+        elif offence == "cards-shown":
+            cards = ev.get("cards", 2)
+            if cards < 2 or cards > 9:
+                raise EventError("cards", "two to nine cards")
+            if cfg["multi_card_show_penalty"] == "per-incident":
+                points = 2 * cfg["card_show_penalty"]
+            else:
+                points = cards * cfg["card_show_penalty"]
+        elif offence == "shuffle":
+            points = cfg["shuffle_penalty"]
+        else:  # misdeal-twice
+            points = cfg["misdeal_twice_penalty"]
+            if points == 0:
+                raise EventError("offence", "a second misdeal is not penalised under these settings")
+            if by != st.shuffler % 2:
+                raise EventError("by", "the dealer's pair is %s" % SIDES[st.shuffler % 2])
+            self._next_shuffler(st)
+        to = other(by)
+        points = min(points, cfg["target"] - st.score[to])  # clipped at the target (L50)
+        st.score[to] += points
+        st.received[to] += points
+        self.end_check(st, cfg, to, "penalty")
+
+    def end_check(self, st, cfg, side, why="target"):
+        if not st.over and st.score[side] >= cfg["target"]:
+            self._finish(st, side, why, cfg)
+
+    def _finish(self, st, winner, why, cfg):
+        """The partii ends: the winner is fixed now; the bonuses only add (SM-26)."""
+        st.over = True
+        st.winner = winner
+        st.ended = why
+        for i in range(2):
+            marks = st.marks[i]
+            st.bonus[i] = marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
+        loser = other(winner)
+        held = st.score[loser]
+        if not cfg["prillid_counts_penalty_nakks"]:
+            held -= st.received[loser]
+        if held <= 0:
+            st.bonus[winner] += 2  # prillid: the loser has no nakk (L48, SM-11)
+
+    # ------------------------------------------------------------ entry form
+
+    def form(self, st, cfg):
+        """The deal-entry steps for the current state, and the fields already fixed by it."""
+        fixed = {}
+        steps = []
+        if st.chain:
+            maker, game = st.pending
+            fixed["game"] = game
+            if cfg["pokk_replay_keeps_maker"]:
+                fixed["maker"] = SIDES[maker]
+            else:
+                steps.append(step("maker", "Tegija", "Maker", [choice(game, _GAME_LABELS[game][0],
+                                                                     _GAME_LABELS[game][1], side="maker")]))
+        else:
+            games = [choice(g, _GAME_LABELS[g][0], _GAME_LABELS[g][1], side="maker") for g in self.games]
+            if cfg["all_pass_policy"] == "ulekula-ruutu":
+                games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True))
+            steps.append(step("game", "Mäng", "Game", games))
+        pits_games = _PITS
+        results = [
+            choice(WIN, "Võit", "Won", side="winner"),
+            choice(JANN, "Jänn", "Jänn", side="winner", when=("game", tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"]))),
+            choice(KARVANE, "Karvane", "Karvane", side="winner"),
+        ]
+        if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
+            results.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", when=("game", pits_games)))
+        results.append(choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True))
+        steps.append(step("result", "Tulemus", "Result", results))
+        return fixed, steps
+
+
+def _pair(ev, field, total):
+    v = ev[field]
+    if len(v) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= total for x in v):
+        raise EventError(field, "two whole numbers 0..%d, side A first" % total)
+    if v[0] + v[1] != total:
+        raise EventError(field, "must add up to %d" % total)
+    return v
+
+
+def _derive(ev, maker):
+    """(result, winner) from exact eyes and tricks, or None when eyes were not given."""
+    tricks = _pair(ev, "tricks", 9) if "tricks" in ev else None
+    if "eyes" not in ev:
+        if tricks is not None:
+            raise EventError("eyes", "give the eyes with the tricks")
+        return None
+    eyes = _pair(ev, "eyes", 120)
+    if tricks is not None:
+        for i in range(2):
+            if tricks[i] == 0 and eyes[i] != 0:
+                raise EventError("eyes", "a pair with no trick has no eyes")
+    if eyes[maker] == 60:
+        return POKK, None
+    winner = maker if eyes[maker] >= 61 else other(maker)
+    loser = other(winner)
+    if tricks is not None and tricks[loser] == 0:
+        return KARVANE, winner        # karvane is decided by tricks, never by eyes (L46)
+    if eyes[loser] <= 30:
+        return JANN, winner
+    return WIN, winner
+
+
+SAARE_2020 = Saare("saare-2020", ("Saare mäng 2020", "Saare mäng 2020"),
+                   (SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS), True)
+SAARE_CLASSIC = Saare("saare-classic", ("Saare mäng (vana)", "Saare mäng classic"),
+                      (SUIT, RUUTU), False)

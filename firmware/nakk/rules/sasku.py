@@ -1,0 +1,318 @@
+"""Turniirisasku: the team-of-four tournament over two rooms, scored in P per deal (board).
+
+One box scores one room: side A sits NS, side B sits EW. The team match is
+joined on the judge's side by team_match(), a pure function of both rooms'
+event lists. References: shared/rules/sasku-tournament.md, ambiguities.md
+(TS-nn); the Estonian text in shared/seeds/ is the primary source.
+"""
+
+from nakk.event import EventError, SIDES
+from nakk.rules.common import IntRange, Ruleset, Setting, choice, step, other
+
+SUIT, RUUTU, ULEKULA = "suit", "ruutu", "ulekula"
+CONTRACTS = (SUIT, RUUTU, ULEKULA)
+WIN, SEAJANN, JANN, KARVANE, POKK = "win", "seajann", "jann", "karvane", "pokk"
+RESULTS = (WIN, SEAJANN, JANN, KARVANE, POKK)
+OFFENCES = ("comment", "revoke", "overbid", "other")
+
+_DEAL_FIELDS = (("board", "int"), ("contract", "str"), ("maker", "side"), ("result", "str"),
+                ("winner", "side"), ("eyes", "list"), ("tricks", "list"), ("offence", "str"),
+                ("offender", "side"), ("award", "list"), ("trump", "str"), ("note", "str"))
+
+
+class Sasku(Ruleset):
+    name = "sasku"
+    family = "sasku"
+    title = ("Turniirisasku", "Tournament Sasku")
+    sides = 2
+    seats = 4
+    unit = ("P", "P")
+    has_boards = True
+    offences = (("illegal-info", "Illegaalne info", "Illegal information"),)
+    redeal_reasons = (("misdeal", "Vale jagamine", "Misdeal"), ("other", "Muu", "Other"))
+    settings = (
+        Setting("boards", 8, IntRange(1, 64), "§3 [I]",
+                "Deals (boards) in a match when the setup does not list them."),
+        Setting("jann_threshold_winner_points", 91, IntRange(91, 91), "TS-02",
+                "The winner's card points from which a win is jänn (+2 P)."),
+        Setting("seajann_points", 90, IntRange(90, 90), "TS-02",
+                "The winner's card points that make seajänn (+1 P)."),
+        Setting("karvane_points", 12, IntRange(12, 12), "TS-03",
+                "P for a karvane, in total, whatever the trump and maker."),
+        Setting("pokk_points_to_non_maker", 2, IntRange(0, 12), "L30",
+                "P to the pair that did not make trump at 60:60."),
+        Setting("ulekula_points", 2, IntRange(0, 12), "TS-01",
+                "P to the pair with more card points when all four passed (no bonuses; 60:60 scores 0)."),
+        Setting("judge_min_points", 4, IntRange(0, 12), "TS-04",
+                "A rule violation gives the non-offending side max(this, its actual result); the offender 0."),
+        Setting("cancel_other_room_on_offence", True, (True, False), "TS-05",
+                "A judged deal cancels that deal in the other room (unless both rooms were judged)."),
+        Setting("team_tie", "draw", ("draw",), "TS-06",
+                "Equal team totals: a draw."),
+    )
+
+    def start(self, setup, cfg):
+        st = Ruleset.start(self, setup, cfg)
+        boards = setup.get("boards", [1, cfg["boards"]])
+        if (len(boards) != 2 or not all(isinstance(b, int) and not isinstance(b, bool) for b in boards)
+                or not 1 <= boards[0] <= boards[1] <= boards[0] + 63):
+            raise EventError("boards", "must be [first, last] board numbers, at most 64 boards")
+        room = setup.get("room", 1)
+        if room not in (1, 2):
+            raise EventError("room", "must be 1 or 2")
+        st.boards = {}
+        st.board_range = (boards[0], boards[1])
+        return st
+
+    def next_board(self, st):
+        first, last = st.board_range
+        for b in range(first, last + 1):
+            if b not in st.boards:
+                return b
+        return None
+
+    def deal(self, st, ev, cfg):
+        self.check(ev, (("board", "int"),), _DEAL_FIELDS)
+        if st.over:
+            raise EventError("", "all boards of this match are played")
+        board = ev["board"]
+        first, last = st.board_range
+        if not first <= board <= last:
+            raise EventError("board", "must be %d..%d" % (first, last))
+        if board in st.boards:
+            raise EventError("board", "board %d is already scored in this room" % board)
+        points = self._table(ev, cfg)
+        offender = -1
+        if "offence" in ev or "offender" in ev:
+            if ev.get("offence") not in OFFENCES:
+                raise EventError("offence", "must be one of " + ", ".join(OFFENCES))
+            offender = self.side(ev, "offender")
+            points = self._judged(ev, points, offender, cfg)
+        elif "award" in ev:
+            raise EventError("award", "the judge awards a result only for a rule violation")
+        st.boards[board] = (points[0], points[1], offender)
+        st.score[0] += points[0]
+        st.score[1] += points[1]
+        st.last = [points[0], points[1]]
+        st.deals += 1
+        st.shuffler = (st.shuffler + 1) % self.seats
+        if self.next_board(st) is None:
+            st.over = True
+            st.ended = "boards"
+            st.winner = None  # the team match is decided over both rooms (team_match)
+
+    def _table(self, ev, cfg):
+        """P per side for the deal as played (score_table in sasku-tournament.md §4.2)."""
+        contract = ev.get("contract")
+        if contract not in CONTRACTS:
+            raise EventError("contract", "must be one of " + ", ".join(CONTRACTS))
+        if "trump" in ev and ev["trump"] not in ("hearts", "spades", "clubs", "diamonds"):
+            raise EventError("trump", "must be hearts, spades, clubs or diamonds")
+        maker = None
+        if contract == ULEKULA:
+            if "maker" in ev:
+                raise EventError("maker", "nobody makes trump when all four passed")
+        else:
+            maker = self.side(ev, "maker")
+        result, winner = self._result(ev, cfg)
+        pts = [0, 0]
+        if contract == ULEKULA:
+            if result != POKK:
+                pts[winner] = cfg["ulekula_points"]  # no jänn, no karvane (L31)
+            return pts
+        if result == POKK:
+            pts[other(maker)] = cfg["pokk_points_to_non_maker"]
+            return pts
+        if result == KARVANE:
+            pts[winner] = cfg["karvane_points"]
+            return pts
+        base = (2 if contract == SUIT else 4) + (2 if winner != maker else 0)
+        pts[winner] = base + (2 if result == JANN else 1 if result == SEAJANN else 0)
+        return pts
+
+    def _result(self, ev, cfg):
+        result = ev.get("result")
+        if result is not None and result not in RESULTS:
+            raise EventError("result", "must be one of " + ", ".join(RESULTS))
+        winner = self.side(ev, "winner", False)
+        derived = _derive(ev, cfg)
+        if derived is not None:
+            dres, dwin = derived
+            if result is not None and result != dres:
+                raise EventError("result", "the card points and tricks say %s, not %s" % (dres, result))
+            if winner is not None and winner != dwin:
+                raise EventError("winner", "the card points say %s" % ("nobody won" if dwin is None else SIDES[dwin] + " won"))
+            result, winner = dres, dwin
+        if result is None:
+            raise EventError("result", "missing (or give eyes and tricks)")
+        if result == POKK:
+            if winner is not None:
+                raise EventError("winner", "a pokk (60:60) has no winner")
+            return POKK, None
+        if winner is None:
+            raise EventError("winner", "missing")
+        return result, winner
+
+    def _judged(self, ev, points, offender, cfg):
+        """A rule violation (T-P1, TS-04): max(4, actual) to the non-offending side, 0 to the offender."""
+        innocent = other(offender)
+        if "award" in ev:  # the judge's own decision, within the rule's floor
+            award = ev["award"]
+            if len(award) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 24 for x in award):
+                raise EventError("award", "two whole numbers 0..24, side A first")
+            if award[offender] != 0 or award[innocent] < cfg["judge_min_points"]:
+                raise EventError("award", "the offender gets 0 and the other side at least %d" % cfg["judge_min_points"])
+            return [award[0], award[1]]
+        out = [0, 0]
+        out[innocent] = max(cfg["judge_min_points"], points[innocent])
+        return out
+
+    def redeal(self, st, ev, cfg):
+        if st.over:
+            raise EventError("", "all boards of this match are played")
+        Ruleset.redeal(self, st, ev, cfg)
+
+    def penalty(self, st, ev, cfg):
+        by = self.side(ev, "by")
+        if ev["offence"] != "illegal-info":
+            raise EventError("offence", "rule violations are entered with the deal (offence, offender); "
+                             "the only penalty event is illegal-info")
+        if st.over and st.disqualified is not None:
+            raise EventError("", "the match is already over")
+        # T-P2: the team is removed from the tournament; its remaining boards are forfeited
+        st.disqualified = by
+        st.over = True
+        st.winner = other(by)
+        st.ended = "disqualified"
+
+    def end_check(self, st, cfg, side, why="target"):
+        pass  # no target: the match ends when its boards are played
+
+    def form(self, st, cfg):
+        fixed = {"board": self.next_board(st)}
+        contracts = [
+            choice(SUIT, "Trump", "Suit", side="maker"),
+            choice(RUUTU, "Ruutu", "Ruutu", side="maker"),
+            choice(ULEKULA, "Üleküla", "All passed", ok=True),
+        ]
+        results = [
+            choice(WIN, "Võit", "Won", side="winner"),
+            choice(JANN, "Jänn 91+", "Jänn 91+", side="winner"),
+            choice(SEAJANN, "Seajänn 90", "Seajänn 90", side="winner"),
+            choice(KARVANE, "Karvane", "Karvane", side="winner"),
+            choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True),
+        ]
+        return fixed, [step("contract", "Mäng", "Game", contracts), step("result", "Tulemus", "Result", results)]
+
+
+def _pair(ev, field, total):
+    v = ev[field]
+    if len(v) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= total for x in v):
+        raise EventError(field, "two whole numbers 0..%d, side A (NS) first" % total)
+    if v[0] + v[1] != total:
+        raise EventError(field, "must add up to %d" % total)
+    return v
+
+
+def _derive(ev, cfg):
+    tricks = _pair(ev, "tricks", 9) if "tricks" in ev else None
+    if "eyes" not in ev:
+        if tricks is not None:
+            raise EventError("eyes", "give the card points with the tricks")
+        return None
+    eyes = _pair(ev, "eyes", 120)
+    if tricks is not None:
+        for i in range(2):
+            if tricks[i] == 0 and eyes[i] != 0:
+                raise EventError("eyes", "a pair with no trick has no card points")
+    if eyes[0] == 60:
+        return POKK, None
+    winner = 0 if eyes[0] > 60 else 1
+    w = eyes[winner]
+    if tricks is not None and tricks[other(winner)] == 0 and ev.get("contract") != ULEKULA:
+        return KARVANE, winner        # by tricks, regardless of trump (L29)
+    if ev.get("contract") == ULEKULA:
+        return WIN, winner
+    if w >= cfg["jann_threshold_winner_points"]:
+        return JANN, winner
+    if w == cfg["seajann_points"]:
+        return SEAJANN, winner
+    return WIN, winner
+
+
+SASKU = Sasku()
+
+
+# ---------------------------------------------------------------- two rooms
+
+def team_match(room_a, room_b):
+    """Join two rooms of a Sasku team match, deal by deal (sasku-tournament.md §5, §7).
+
+    room_a, room_b: each a list of events (dicts) of one room, as the boxes
+    journaled them. Returns a dict: teams, per-board lines, totals, winner
+    (a team name, or None for a draw), unplayed boards, and the checks made.
+    Raises EventError when the two rooms do not make one match.
+    """
+    from nakk.match import fold
+    rooms = {}
+    for events in (room_a, room_b):
+        m = fold(events)
+        setup = m.setup
+        if m.rules is not SASKU:
+            raise EventError("ruleset", "both rooms must be sasku")
+        room = setup.get("room", 1)
+        if room in rooms:
+            raise EventError("room", "both event lists are room %d" % room)
+        teams = []
+        for s in setup["sides"]:
+            if "team" not in s:
+                raise EventError("sides", "each side needs its team in a team match")
+            teams.append(s["team"])
+        rooms[room] = (m, teams)
+    if 1 not in rooms or 2 not in rooms:
+        raise EventError("room", "one room 1 and one room 2 are needed")
+    m1, t1 = rooms[1]
+    m2, t2 = rooms[2]
+    if t1[0] == t1[1] or sorted(t1) != sorted(t2):
+        raise EventError("sides", "the same two teams must meet in both rooms")
+    if t1[0] != t2[1]:
+        raise EventError("sides", "each team sits NS in one room and EW in the other")
+    if m1.st.board_range != m2.st.board_range:
+        raise EventError("boards", "the rooms played different board sets")
+    cfg = m1.cfg
+    names = (t1[0], t1[1])
+    totals = [0, 0]
+    lines = []
+    unplayed = []
+    first, last = m1.st.board_range
+    for b in range(first, last + 1):
+        r1 = m1.st.boards.get(b)
+        r2 = m2.st.boards.get(b)
+        if r1 is None or r2 is None:
+            unplayed.append(b)
+        # points of team names[0] and names[1] in each room
+        p1 = (r1[0], r1[1]) if r1 else (0, 0)           # room 1: team 0 is NS (side A)
+        p2 = (r2[1], r2[0]) if r2 else (0, 0)           # room 2: team 0 is EW (side B)
+        cancelled = None
+        if cfg["cancel_other_room_on_offence"] and r1 and r2:
+            judged1, judged2 = r1[2] >= 0, r2[2] >= 0
+            if judged1 and not judged2:
+                cancelled = 2
+                p2 = (0, 0)
+            elif judged2 and not judged1:
+                cancelled = 1
+                p1 = (0, 0)
+        team = (p1[0] + p2[0], p1[1] + p2[1])
+        totals[0] += team[0]
+        totals[1] += team[1]
+        lines.append({"board": b, "room1": list(p1), "room2": list(p2), "cancelled": cancelled,
+                      "points": list(team)})
+    winner = None
+    if totals[0] != totals[1]:
+        winner = names[0] if totals[0] > totals[1] else names[1]
+    disq = []
+    for m, teams in ((m1, t1), (m2, t2)):
+        if m.st.disqualified is not None:
+            disq.append(teams[m.st.disqualified])
+    return {"teams": list(names), "boards": lines, "totals": totals, "winner": winner,
+            "unplayed": unplayed, "disqualified": disq}

@@ -1,0 +1,155 @@
+"""Schmier: six players in three teams of two, six points a hand (High, Low, Right, Left, Joker, Game), first to 21.
+
+Teams are sides A, B, C; seat s belongs to team s % 3 (partners opposite).
+References: shared/rules/schmier.md, ambiguities.md (SC-nn); the Estonian
+text in shared/seeds/ is the primary source.
+"""
+
+from nakk.event import EventError, SIDES
+from nakk.rules.common import IntRange, Ruleset, Setting, choice, step
+
+POINTS = ("high", "low", "right", "left", "joker")
+_LABELS = {
+    "high": ("Kõrge", "High"), "low": ("Madal", "Low"), "right": ("Parem", "Right"),
+    "left": ("Vasak", "Left"), "joker": ("Jokker", "Joker"), "game": ("Mängupunkt", "Game"),
+}
+_DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "side"),
+                ("right", "side"), ("left", "side"), ("joker", "side"), ("game", "any"),
+                ("counts", "list"), ("trump", "str"), ("note", "str"))
+
+
+class Schmier(Ruleset):
+    name = "schmier"
+    family = "schmier"
+    title = ("Schmier", "Schmier")
+    sides = 3
+    seats = 6
+    unit = ("punkt", "point")
+    offences = ()
+    redeal_reasons = (("all-pass", "Kõik pass", "All passed"), ("misdeal", "Vale jagamine", "Misdeal"),
+                      ("other", "Muu", "Other"))
+    settings = (
+        Setting("target", 21, IntRange(5, 99), "§3", "Points that end the game (first to reach it, after a hand)."),
+        Setting("low_point_rule", "played-by", ("played-by", "captured-by"), "SC-02",
+                "Low goes to the team that played the trump 2, or to the team that won its trick."),
+        Setting("game_tie_policy", "no-point", ("no-point",), "SC-03",
+                "A tie for the most game-count gives the Game point to nobody."),
+        Setting("all_pass_policy", "redeal-same-dealer", ("redeal-same-dealer", "stick-the-dealer"), "SC-04",
+                "All six pass: the same dealer redeals, or the dealer must bid."),
+        Setting("bid_success", "won-at-least-bid", ("won-at-least-bid",), "SC-05",
+                "The bidder's team makes its bid when it wins at least the bid."),
+        Setting("end_tie_without_bidder", "continue", ("continue", "higher-previous", "shared"), "SC-06",
+                "Teams tied at the top at or past the target, without the bidders: play on, "
+                "the higher score before the hand wins, or the win is shared."),
+        Setting("discards_count_for_game", False, (False,), "SC-07",
+                "Discarded cards are dead: they count for nobody's game-count."),
+    )
+
+    def deal(self, st, ev, cfg):
+        self.check(ev, (("bidder", "side"), ("bid", "int")), _DEAL_FIELDS)
+        if st.over:
+            raise EventError("", "the game is over")
+        bidder = self.side(ev, "bidder")
+        bid = ev["bid"]
+        if not 3 <= bid <= 6:
+            raise EventError("bid", "must be 3..6")
+        won = [0, 0, 0]
+        for p in POINTS:
+            if p not in ev:
+                raise EventError(p, "missing: which team took the %s point" % p)
+            won[self.side(ev, p)] += 1    # always in play, always awarded (schmier.md §2)
+        game = self._game_point(ev)
+        if game is not None:
+            won[game] += 1
+        delta = list(won)
+        if won[bidder] < bid:
+            delta[bidder] = -bid          # set: the bid is subtracted (L35)
+        before = list(st.score)
+        for t in range(3):
+            st.score[t] += delta[t]
+        st.last = delta
+        st.deals += 1
+        st.shuffler = (st.shuffler + 1) % self.seats   # the deal passes to the left
+        self._end(st, cfg, bidder, before)
+
+    def _game_point(self, ev):
+        """The team with the strictly highest game-count, or None on a tie (SC-03)."""
+        has_game = "game" in ev
+        game = ev.get("game")
+        if has_game and game is not None:
+            game = self.side(ev, "game")
+        if "counts" in ev:
+            counts = ev["counts"]
+            if len(counts) != 3 or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts) \
+                    or sum(counts) > 81:
+                raise EventError("counts", "three whole numbers (game-count of A, B, C), 81 at most in all")
+            top = max(counts)
+            leaders = [t for t in range(3) if counts[t] == top]
+            derived = leaders[0] if len(leaders) == 1 else None
+            if has_game and game != derived:
+                raise EventError("game", "the game-counts give the Game point to %s" %
+                                 ("nobody (a tie)" if derived is None else SIDES[derived]))
+            return derived
+        if not has_game:
+            raise EventError("game", "missing: which team had the most game-count (null for a tie)")
+        return game
+
+    def _end(self, st, cfg, bidder, before):
+        target = cfg["target"]
+        reached = [t for t in range(3) if st.score[t] >= target]
+        if not reached:
+            return
+        best = max(st.score[t] for t in reached)
+        top = [t for t in reached if st.score[t] == best]
+        if len(top) == 1:
+            winner = top[0]
+        elif bidder in top:
+            winner = bidder                                   # L38
+        elif cfg["end_tie_without_bidder"] == "higher-previous":
+            prev = max(before[t] for t in top)
+            ahead = [t for t in top if before[t] == prev]
+            if len(ahead) != 1:
+                return
+            winner = ahead[0]
+        elif cfg["end_tie_without_bidder"] == "shared":
+            st.over = True
+            st.ended = "shared"
+            st.winner = None
+            st.shared = top
+            return
+        else:
+            return                                            # play another hand (SC-06)
+        st.over = True
+        st.ended = "target"
+        st.winner = winner
+
+    def end_check(self, st, cfg, side, why="target"):
+        # after a manual adjustment: a single team at the top past the target wins
+        self._end(st, cfg, -1, list(st.score))
+
+    def redeal(self, st, ev, cfg):
+        if st.over:
+            raise EventError("", "the game is over")
+        Ruleset.redeal(self, st, ev, cfg)
+        if ev["reason"] == "all-pass" and cfg["all_pass_policy"] == "stick-the-dealer":
+            st.redeals -= 1
+            raise EventError("reason", "the dealer must bid when all others pass (stick the dealer)")
+        # the same dealer deals again (L24): the shuffler does not move
+
+    def penalty(self, st, ev, cfg):
+        raise EventError("offence", "Schmier defines no penalties; enter an adjustment with a reason")
+
+    def form(self, st, cfg):
+        bids = [choice(b, str(b), str(b), side="bidder") for b in (3, 4, 5, 6)]
+        steps = [step("bid", "Pakkumine", "Bid", bids)]
+        for p in POINTS:
+            et, en = _LABELS[p]
+            steps.append(step(p, et, en, [choice("team", et, en, side=p)]))
+        steps.append(step("game", "Mängupunkt", "Game", [
+            choice("team", "Mängupunkt", "Game", side="game"),
+            choice(None, "Viik: kellelegi", "Tie: nobody", ok=True),
+        ]))
+        return {}, steps
+
+
+SCHMIER = Schmier()
