@@ -56,7 +56,9 @@ def _common_settings(year2020):
                 "Nakks to the opponents for a card shown, dropped face up or led out of turn."),
         Setting("multi_card_show_penalty", "per-incident" if year2020 else "per-card",
                 ("per-incident", "per-card"), "SM-14",
-                "Two or more cards shown: 4 per incident (2020), or the single-card penalty per card."),
+                "Two or more cards shown at once: a fixed penalty per incident, or the single-card penalty per card."),
+        Setting("multi_card_incident_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-14",
+                "The fixed penalty for two or more cards shown at once, per incident (2020: 4, L53)."),
         Setting("shuffle_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-22",
                 "Shuffling after the delivery was chosen (classic: intentional shuffling only)."),
         Setting("misdeal_twice_penalty", 2 if year2020 else 0, IntRange(0, 16), "SM-13",
@@ -309,7 +311,7 @@ class Saare(Ruleset):
             if cards < 2 or cards > 9:
                 raise EventError("cards", "two to nine cards")
             if cfg["multi_card_show_penalty"] == "per-incident":
-                points = 2 * cfg["card_show_penalty"]
+                points = cfg["multi_card_incident_penalty"]
             else:
                 points = cards * cfg["card_show_penalty"]
         elif offence == "shuffle":
@@ -358,7 +360,7 @@ class Saare(Ruleset):
             if cfg["pokk_replay_keeps_maker"]:
                 fixed["maker"] = SIDES[maker]
             else:
-                steps.append(step("maker", "Tegija", "Maker", [choice(game, _GAME_LABELS[game][0],
+                steps.append(step("game", "Tegija", "Maker", [choice(game, _GAME_LABELS[game][0],
                                                                      _GAME_LABELS[game][1], side="maker")]))
         else:
             games = [choice(g, _GAME_LABELS[g][0], _GAME_LABELS[g][1], side="maker") for g in self.games]
