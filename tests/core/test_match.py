@@ -1,0 +1,242 @@
+"""Match folding tests (order, undo, locking, closing), run on CPython and MicroPython from this same file."""
+
+from nakk.event import EventError
+from nakk.match import Match, fold, read_lines
+
+SETUP = {"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020",
+         "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]}
+
+
+def deal(seq, winner="A", result="win", game="suit", maker="A"):
+    return {"seq": seq, "type": "deal", "game": game, "maker": maker, "result": result, "winner": winner}
+
+
+def rejected(m, ev, field=None):
+    before = m.summary()
+    try:
+        m.apply(ev)
+    except EventError as e:
+        if field is not None:
+            assert e.field == field, (e.field, str(e))
+        assert m.summary() == before, "a rejected event changed the match"
+        return str(e)
+    raise AssertionError("accepted %r" % (ev,))
+
+
+def test_first_event_is_setup_and_seq_is_contiguous():
+    m = Match()
+    rejected(m, deal(1), "type")
+    m.apply(dict(SETUP))
+    rejected(m, deal(3), "seq")
+    rejected(m, dict(SETUP, seq=2), "type")
+    m.apply(deal(2))
+    assert m.summary()["score"] == [2, 0]
+
+
+def test_setup_is_checked():
+    for ev, field in (
+        (dict(SETUP, ruleset="bridge"), "ruleset"),
+        (dict(SETUP, v=2), "v"),
+        (dict(SETUP, sides=[{"id": "A", "name": "x"}]), "sides"),
+        (dict(SETUP, settings={"target": 1}), "settings.target"),
+        (dict(SETUP, settings={"no_such": 1}), "settings.no_such"),
+        (dict(SETUP, settings={"sohk_policy": True}), "settings.sohk_policy"),
+        (dict(SETUP, first_shuffler=4), "first_shuffler"),
+        (dict(SETUP, seats=["a", "b"]), "seats"),
+    ):
+        rejected(Match(), ev, field)
+
+
+def test_cancel_undoes_only_the_latest_entry_and_restores_the_state():
+    m = fold([dict(SETUP), deal(2), deal(3, "B", "jann", "ruutu", "B")])
+    assert m.summary()["score"] == [2, 6]
+    rejected(m, {"seq": 4, "type": "cancel", "target": 2}, "target")
+    m.apply({"seq": 4, "type": "cancel", "target": 3})
+    assert m.summary()["score"] == [2, 0]
+    m.apply({"seq": 5, "type": "cancel", "target": 2})
+    assert m.summary()["score"] == [0, 0]
+    rejected(m, {"seq": 6, "type": "cancel", "target": 2}, "target")
+    m.apply(deal(6, "B"))
+    assert m.summary()["score"] == [0, 4]
+    assert m.summary()["deals"] == 1
+
+
+def test_cancel_restores_pokk_and_shuffler():
+    m = fold([dict(SETUP), deal(2), {"seq": 3, "type": "deal", "game": "ruutu", "maker": "B", "result": "pokk"}])
+    s = m.summary()
+    assert s["pokk"] == 1 and s["shuffler"] == 2
+    m.apply({"seq": 4, "type": "cancel", "target": 3})
+    s = m.summary()
+    assert s["pokk"] == 0 and s["shuffler"] == 1 and "replay" not in s
+    m.apply({"seq": 5, "type": "deal", "game": "suit", "maker": "A", "result": "win", "winner": "A"})
+    assert m.summary()["score"] == [4, 0]
+
+
+def test_replay_must_keep_the_contract():
+    m = fold([dict(SETUP), {"seq": 2, "type": "deal", "game": "ruutu", "maker": "B", "result": "pokk"}])
+    rejected(m, deal(3, game="suit", maker="B"), "game")
+    rejected(m, deal(3, game="ruutu", maker="A"), "maker")
+    rejected(m, {"seq": 3, "type": "redeal", "reason": "no-picture"}, "reason")
+    m.apply({"seq": 3, "type": "redeal", "reason": "misdeal"})
+    assert m.summary()["pokk"] == 1
+
+
+def test_confirm_dispute_and_lock():
+    events = [dict(SETUP)]
+    for i in range(8):
+        events.append(deal(len(events) + 1))
+    m = fold(events)
+    s = m.summary()
+    assert s["over"] and s["winner"] == "A" and s["final"] == [18, 0]  # 16 + prillid
+    n = len(events) + 1
+    rejected(m, deal(n), "")
+    m.apply({"seq": n, "type": "confirm", "by": "A"})
+    rejected(m, {"seq": n + 1, "type": "confirm", "by": "A"}, "by")
+    m.apply({"seq": n + 1, "type": "dispute", "by": "B", "reason": "deal 5 was ours"})
+    assert m.locked()
+    rejected(m, {"seq": n + 2, "type": "cancel", "target": n - 1}, "type")
+    m.apply({"seq": n + 2, "type": "synced", "hash": "ab"})
+    rejected(m, {"seq": n + 3, "type": "confirm", "by": "A"}, "type")
+
+
+def test_confirm_only_when_over_and_cancel_clears_confirmations():
+    m = fold([dict(SETUP), deal(2)])
+    rejected(m, {"seq": 3, "type": "confirm", "by": "A"}, "type")
+    events = [dict(SETUP)] + [deal(i) for i in range(2, 10)]
+    m = fold(events)
+    m.apply({"seq": 10, "type": "confirm", "by": "A"})
+    m.apply({"seq": 11, "type": "cancel", "target": 9})
+    s = m.summary()
+    assert s["confirmed"] == [] and not s["over"] and s["score"] == [14, 0]
+
+
+def test_forfeit_and_close():
+    m = fold([dict(SETUP), deal(2), {"seq": 3, "type": "forfeit", "by": "A", "reason": "left the hall"}])
+    s = m.summary()
+    assert s["over"] and s["winner"] == "B" and s["ended"] == "forfeit"
+    m = fold([dict(SETUP), deal(2), {"seq": 3, "type": "close", "reason": "box broke; rescued by the judge"}])
+    s = m.summary()
+    assert s["over"] and s["winner"] is None and s["ended"] == "closed" and s["score"] == [2, 0]
+    rejected(m, {"seq": 4, "type": "close", "reason": "again"}, "type")
+
+
+def test_synced_only_when_over():
+    m = fold([dict(SETUP), deal(2)])
+    rejected(m, {"seq": 3, "type": "synced"}, "type")
+
+
+def test_read_lines_reports_the_line_and_stops():
+    lines = [
+        '{"seq":1,"type":"setup","v":1,"ruleset":"saare-2020","sides":[{"id":"A","name":"a"},{"id":"B","name":"b"}]}',
+        "",
+        '{"seq":2,"type":"deal","game":"suit","maker":"A","result":"win","winner":"A"}',
+        '{"seq":3,"type":"deal","game":"suit","maker":"A","result":"jann","winner":"A","eyes":[75,45]}',
+        '{"seq":4,"type":"deal","game":"suit","maker":"A","result":"win","winner":"A"}',
+    ]
+    m, err = read_lines(lines)
+    assert err is not None
+    n, e = err
+    assert n == 4 and e.field == "result" and "win" in e.reason
+    assert m.summary()["score"] == [2, 0] and m.seq == 2
+
+
+def test_contradicting_detail_is_rejected():
+    m = fold([dict(SETUP)])
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "karvane", "winner": "A",
+                 "eyes": [100, 20], "tricks": [7, 2]}, "result")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "win", "winner": "B",
+                 "eyes": [70, 50]}, "winner")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "eyes": [70, 40]}, "eyes")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "eyes": [10, 110], "tricks": [0, 9]}, "eyes")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "pokk", "winner": "A"}, "winner")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "capture", "capture": "A"}, "capture")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A"}, "result")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "win"}, "winner")
+    rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "win", "winner": "A", "colour": 1}, "colour")
+    # karvane entered with eyes only: accepted when the losers hold no eyes
+    m.apply({"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "karvane", "winner": "A", "eyes": [120, 0]})
+    assert m.summary()["marks"] == [1, 0]
+
+
+def test_penalty_is_clipped_and_ends_the_partii():
+    m = fold([dict(SETUP), {"seq": 2, "type": "adjust", "side": "B", "points": 14, "reason": "x"},
+              {"seq": 3, "type": "penalty", "offence": "shuffle", "by": "A"}])
+    s = m.summary()
+    assert s["score"] == [0, 16] and s["over"] and s["winner"] == "B" and s["ended"] == "penalty"
+
+
+def test_misdeal_twice_must_be_the_dealers_pair():
+    m = fold([dict(SETUP, first_shuffler=1)])
+    rejected(m, {"seq": 2, "type": "penalty", "offence": "misdeal-twice", "by": "A"}, "by")
+    m.apply({"seq": 2, "type": "penalty", "offence": "misdeal-twice", "by": "B"})
+    assert m.summary()["score"] == [2, 0] and m.summary()["shuffler"] == 2
+
+
+def test_classic_has_no_misdeal_penalty_and_no_pits():
+    m = fold([dict(SETUP, ruleset="saare-classic")])
+    rejected(m, {"seq": 2, "type": "penalty", "offence": "misdeal-twice", "by": "A"}, "offence")
+    rejected(m, deal(2, game="valge-pits"), "game")
+
+
+def test_ulekula_policy():
+    m = fold([dict(SETUP, settings={"all_pass_policy": "ulekula-ruutu"})])
+    rejected(m, {"seq": 2, "type": "redeal", "reason": "all-pass"}, "reason")
+    m.apply({"seq": 2, "type": "deal", "game": "ulekula", "eyes": [50, 70]})
+    assert m.summary()["score"] == [0, 2]
+    rejected(Match(), dict(SETUP, settings={"all_pass_policy": "sometimes"}), "settings.all_pass_policy")
+
+
+def test_sohk_forfeit_partii_setting():
+    m = fold([dict(SETUP, settings={"sohk_policy": "forfeit-partii"}),
+              {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "sohk": "A"}])
+    s = m.summary()
+    assert s["over"] and s["winner"] == "B" and s["ended"] == "sohk"
+
+
+def test_schmier_tie_settings():
+    setup = {"seq": 1, "type": "setup", "v": 1, "ruleset": "schmier",
+             "sides": [{"id": "A", "name": "a"}, {"id": "B", "name": "b"}, {"id": "C", "name": "c"}]}
+    hand = {"seq": 5, "type": "deal", "bidder": "A", "bid": 4, "high": "A", "low": "B", "right": "B",
+            "left": "C", "joker": "C", "game": "C"}
+    before = [{"seq": 2, "type": "adjust", "side": "A", "points": 15, "reason": "x"},
+              {"seq": 3, "type": "adjust", "side": "B", "points": 19, "reason": "x"},
+              {"seq": 4, "type": "adjust", "side": "C", "points": 18, "reason": "x"}]
+    assert not fold([setup] + before + [hand]).summary()["over"]
+    s = fold([dict(setup, settings={"end_tie_without_bidder": "higher-previous"})] + before + [hand]).summary()
+    assert s["over"] and s["winner"] == "B"
+    s = fold([dict(setup, settings={"end_tie_without_bidder": "shared"})] + before + [hand]).summary()
+    assert s["over"] and s["winner"] is None and s["shared"] == ["B", "C"]
+
+
+def test_schmier_rejects_penalties_and_bad_hands():
+    setup = {"seq": 1, "type": "setup", "v": 1, "ruleset": "schmier",
+             "sides": [{"id": "A", "name": "a"}, {"id": "B", "name": "b"}, {"id": "C", "name": "c"}]}
+    m = fold([setup])
+    rejected(m, {"seq": 2, "type": "penalty", "offence": "card-shown", "by": "A"}, "offence")
+    hand = {"seq": 2, "type": "deal", "bidder": "A", "bid": 3, "high": "A", "low": "B", "right": "B",
+            "left": "C", "joker": "C", "game": "A"}
+    rejected(m, dict(hand, bid=7), "bid")
+    rejected(m, dict(hand, counts=[10, 30, 5]), "game")
+    rejected(m, dict(hand, counts=[50, 40, 5]), "counts")
+    h = dict(hand)
+    del h["joker"]
+    rejected(m, h, "joker")
+    m.apply(dict(hand, game=None))
+    assert m.summary()["score"] == [-3, 2, 2]
+    rejected(fold([dict(setup, settings={"all_pass_policy": "stick-the-dealer"})]),
+             {"seq": 2, "type": "redeal", "reason": "all-pass"}, "reason")
+
+
+def test_sasku_room_is_over_when_boards_are_played():
+    setup = {"seq": 1, "type": "setup", "v": 1, "ruleset": "sasku", "room": 2, "boards": [5, 6],
+             "sides": [{"id": "A", "name": "NS"}, {"id": "B", "name": "EW"}]}
+    m = fold([setup, {"seq": 2, "type": "deal", "board": 6, "contract": "suit", "maker": "A", "result": "win", "winner": "A"}])
+    rejected(m, {"seq": 3, "type": "deal", "board": 6, "contract": "suit", "maker": "A", "result": "win", "winner": "A"}, "board")
+    rejected(m, {"seq": 3, "type": "deal", "board": 7, "contract": "suit", "maker": "A", "result": "win", "winner": "A"}, "board")
+    rejected(m, {"seq": 3, "type": "deal", "board": 5, "contract": "ulekula", "maker": "A", "result": "win", "winner": "A"}, "maker")
+    rejected(m, {"seq": 3, "type": "deal", "board": 5, "contract": "suit", "maker": "A", "result": "win", "winner": "A",
+                 "award": [4, 0]}, "award")
+    assert m.summary()["next_board"] == 5
+    m.apply({"seq": 3, "type": "deal", "board": 5, "contract": "ruutu", "maker": "B", "result": "seajann", "winner": "A"})
+    s = m.summary()
+    assert s["over"] and s["ended"] == "boards" and s["score"] == [2 + 7, 0] and s["boards"] == [[5, 7, 0], [6, 2, 0]]
