@@ -340,7 +340,7 @@ def check_envelope(ev):
     if not kind_ok(seq, _INT) or seq < 1:
         raise EventError("seq", "must be a whole number from 1")
     t = ev.get("type")
-    if t not in SCHEMA:
+    if not isinstance(t, str) or t not in SCHEMA:
         raise EventError("type", "must be one of " + ", ".join(TYPES))
     required, optional = SCHEMA[t]
     check_fields(ev, required, optional)

@@ -177,7 +177,7 @@ class Sasku(Ruleset):
         if ev["offence"] != "illegal-info":
             raise EventError("offence", "rule violations are entered with the deal (offence, offender); "
                              "the only penalty event is illegal-info")
-        if st.over and st.disqualified is not None:
+        if st.over:
             raise EventError("", "the match is already over")
         # T-P2: the team is removed from the tournament; its remaining boards are forfeited
         st.disqualified = by
