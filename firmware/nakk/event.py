@@ -7,6 +7,8 @@ MicroPython and CPython. MicroPython's json.loads accepts invalid JSON (a
 trailing comma, for one), so parsing is done here, strictly.
 """
 
+import json
+
 FORMAT_VERSION = 1
 MAX_LINE = 2048  # bytes; an event is typically 60-200
 _MAX_DEPTH = 4
@@ -48,178 +50,167 @@ class EventError(ValueError):
 
 
 # ---------------------------------------------------------------- parsing
+#
+# parse() first checks the raw bytes strictly, with integer comparisons only
+# (indexing bytes yields ints, so the check allocates nothing on MicroPython),
+# then lets json.loads build the objects. The checker rejects what RFC 8259
+# rejects, and also floats, exponents, deep nesting and duplicate keys (found
+# by counting keys in the text and in the result), none of which an event needs.
 
-class _Parser:
-    # A small recursive-descent JSON parser. It rejects what RFC 8259 rejects,
-    # and additionally floats, exponents, duplicate keys and deep nesting,
-    # none of which an event ever needs.
-    def __init__(self, text):
-        self.s = text
-        self.i = 0
+_WS = b" \t\r\n"
+_ESC = b'"\\/bfnrt'
+_HEX = b"0123456789abcdefABCDEF"
 
-    def fail(self, why):
-        raise EventError("", "invalid JSON at column %d: %s" % (self.i + 1, why))
 
-    def ws(self):
-        s, i, n = self.s, self.i, len(self.s)
-        while i < n and s[i] in " \t\r\n":
-            i += 1
-        self.i = i
+class _Bad(Exception):
+    pass
 
-    def value(self, depth):
-        self.ws()
-        if self.i >= len(self.s):
-            self.fail("unexpected end")
-        c = self.s[self.i]
-        if c == "{":
-            return self.obj(depth + 1)
-        if c == "[":
-            return self.arr(depth + 1)
-        if c == '"':
-            return self.string()
-        if c == "-" or "0" <= c <= "9":
-            return self.number()
-        for word, val in (("true", True), ("false", False), ("null", None)):
-            if self.s.startswith(word, self.i):
-                self.i += len(word)
-                return val
-        self.fail("unexpected %r" % c)
 
-    def obj(self, depth):
-        if depth > _MAX_DEPTH:
-            self.fail("nested too deep")
-        self.i += 1
-        out = {}
-        self.ws()
-        if self.s.startswith("}", self.i):
-            self.i += 1
-            return out
+def _fail(pos, why):
+    raise EventError("", "invalid JSON at column %d: %s" % (pos + 1, why))
+
+
+def _skip_ws(b, i, n):
+    while i < n and b[i] in _WS:
+        i += 1
+    return i
+
+
+_nkeys = 0  # keys seen by the checker in the line being parsed (a global: returning tuples would allocate)
+
+
+def _check_value(b, i, n, depth):
+    """Check one JSON value starting at b[i]; return the index after it."""
+    global _nkeys
+    i = _skip_ws(b, i, n)
+    if i >= n:
+        _fail(i, "unexpected end")
+    c = b[i]
+    if c == 0x7B or c == 0x5B:  # { [
+        if depth >= _MAX_DEPTH:
+            _fail(i, "nested too deep")
+        close = 0x7D if c == 0x7B else 0x5D
+        i = _skip_ws(b, i + 1, n)
+        if i < n and b[i] == close:
+            return i + 1
         while True:
-            self.ws()
-            if not self.s.startswith('"', self.i):
-                self.fail("expected a key")
-            key = self.string()
-            if key in out:
-                self.fail("duplicate key %r" % key)
-            self.ws()
-            if not self.s.startswith(":", self.i):
-                self.fail("expected ':'")
-            self.i += 1
-            out[key] = self.value(depth)
-            self.ws()
-            if self.s.startswith(",", self.i):
-                self.i += 1
+            if c == 0x7B:
+                i = _skip_ws(b, i, n)
+                if i >= n or b[i] != 0x22:
+                    _fail(i, "expected a key")
+                i = _check_string(b, i, n)
+                _nkeys += 1
+                i = _skip_ws(b, i, n)
+                if i >= n or b[i] != 0x3A:
+                    _fail(i, "expected ':'")
+                i += 1
+            i = _check_value(b, i, n, depth + 1)
+            i = _skip_ws(b, i, n)
+            if i < n and b[i] == 0x2C:
+                i += 1
                 continue
-            if self.s.startswith("}", self.i):
-                self.i += 1
-                return out
-            self.fail("expected ',' or '}'")
-
-    def arr(self, depth):
-        if depth > _MAX_DEPTH:
-            self.fail("nested too deep")
-        self.i += 1
-        out = []
-        self.ws()
-        if self.s.startswith("]", self.i):
-            self.i += 1
-            return out
-        while True:
-            out.append(self.value(depth))
-            self.ws()
-            if self.s.startswith(",", self.i):
-                self.i += 1
-                continue
-            if self.s.startswith("]", self.i):
-                self.i += 1
-                return out
-            self.fail("expected ',' or ']'")
-
-    def string(self):
-        s = self.s
-        i = self.i + 1
-        parts = []
-        start = i
-        n = len(s)
-        while True:
-            if i >= n:
-                self.fail("unterminated string")
-            c = s[i]
-            if c == '"':
-                break
-            if c == "\\":
-                parts.append(s[start:i])
-                if i + 1 >= n:
-                    self.fail("bad escape")
-                e = s[i + 1]
-                if e == "u":
-                    h = s[i + 2:i + 6]
-                    if len(h) != 4 or not _is_hex(h):
-                        self.i = i
-                        self.fail("bad \\u escape")
-                    parts.append(chr(int(h, 16)))
-                    i += 6
-                else:
-                    k = '"\\/bfnrt'.find(e)
-                    if k < 0:
-                        self.i = i
-                        self.fail("bad escape")
-                    parts.append('"\\/\b\f\n\r\t'[k])
-                    i += 2
-                start = i
-                continue
-            if ord(c) < 0x20:
-                self.i = i
-                self.fail("control character in string")
-            i += 1
-        parts.append(s[start:i])
-        self.i = i + 1
-        return "".join(parts)
-
-    def number(self):
-        s, i, n = self.s, self.i, len(self.s)
-        j = i + 1 if s[i] == "-" else i
-        if j >= n or not ("0" <= s[j] <= "9"):
-            self.fail("bad number")
-        if s[j] == "0" and j + 1 < n and "0" <= s[j + 1] <= "9":
-            self.fail("leading zero")
-        while j < n and "0" <= s[j] <= "9":
-            j += 1
-        if j < n and s[j] in ".eE":
-            self.i = j
-            self.fail("only whole numbers are allowed")
-        if j - i > 10:
-            self.fail("number too long")
-        self.i = j
-        return int(s[i:j])
+            if i < n and b[i] == close:
+                return i + 1
+            _fail(i, "expected ',' or '%s'" % ("}" if close == 0x7D else "]"))
+    if c == 0x22:
+        return _check_string(b, i, n)
+    if c == 0x2D or 0x30 <= c <= 0x39:
+        return _check_number(b, i, n)
+    for word in (b"true", b"false", b"null"):
+        k = len(word)
+        if i + k <= n and _same(b, i, word):
+            return i + k
+    _fail(i, "unexpected character")
 
 
-def _is_hex(h):
-    for c in h:
-        if c not in "0123456789abcdefABCDEF":
+def _same(b, i, word):
+    for k in range(len(word)):
+        if b[i + k] != word[k]:
             return False
     return True
 
 
+def _check_string(b, i, n):
+    i += 1
+    while True:
+        if i >= n:
+            _fail(i, "unterminated string")
+        c = b[i]
+        if c == 0x22:
+            return i + 1
+        if c == 0x5C:
+            if i + 1 >= n or b[i + 1] not in _ESC and b[i + 1] != 0x75:
+                _fail(i, "bad escape")
+            if b[i + 1] == 0x75:  # \uXXXX
+                for k in range(i + 2, i + 6):
+                    if k >= n or b[k] not in _HEX:
+                        _fail(i, "bad \\u escape")
+                i += 6
+            else:
+                i += 2
+        elif c < 0x20:
+            _fail(i, "control character in string")
+        elif c < 0x80:
+            i += 1
+        else:  # a UTF-8 sequence: lead byte, then continuation bytes 10xxxxxx
+            extra = 1 if 0xC2 <= c <= 0xDF else 2 if 0xE0 <= c <= 0xEF else 3 if 0xF0 <= c <= 0xF4 else 0
+            if extra == 0 or i + extra >= n:
+                _fail(i, "not valid UTF-8")
+            for k in range(i + 1, i + 1 + extra):
+                if b[k] & 0xC0 != 0x80:
+                    _fail(i, "not valid UTF-8")
+            i += 1 + extra
+
+
+def _check_number(b, i, n):
+    start = i
+    if b[i] == 0x2D:
+        i += 1
+    if i >= n or not 0x30 <= b[i] <= 0x39:
+        _fail(i, "bad number")
+    if b[i] == 0x30 and i + 1 < n and 0x30 <= b[i + 1] <= 0x39:
+        _fail(i, "leading zero")
+    while i < n and 0x30 <= b[i] <= 0x39:
+        i += 1
+    if i < n and (b[i] == 0x2E or b[i] == 0x65 or b[i] == 0x45):
+        _fail(i, "only whole numbers are allowed")
+    if i - start > 10:
+        _fail(start, "number too long")
+    return i
+
+
+def _count_keys(v):
+    if isinstance(v, dict):
+        k = len(v)
+        for x in v.values():
+            if isinstance(x, (dict, list)):
+                k += _count_keys(x)
+        return k
+    k = 0
+    for x in v:
+        if isinstance(x, (dict, list)):
+            k += _count_keys(x)
+    return k
+
+
 def parse(line):
-    """Parse one event line (str or bytes) into a dict; EventError if it is not valid JSON."""
-    if isinstance(line, (bytes, bytearray, memoryview)):
-        if len(line) > MAX_LINE:
-            raise EventError("", "line longer than %d bytes" % MAX_LINE)
-        try:
-            line = bytes(line).decode()
-        except Exception:
-            raise EventError("", "not valid UTF-8")
-    elif len(line) > MAX_LINE:
+    """Parse one event line (bytes or str) into a dict; EventError if it is not strict JSON."""
+    if isinstance(line, str):
+        line = line.encode()
+    n = len(line)
+    if n > MAX_LINE:
         raise EventError("", "line longer than %d bytes" % MAX_LINE)
-    p = _Parser(line)
-    p.ws()
-    if not line.startswith("{", p.i):
-        p.fail("an event is a JSON object")
-    out = p.value(0)
-    p.ws()
-    if p.i != len(line):
-        p.fail("text after the object")
+    i = _skip_ws(line, 0, n)
+    if i >= n or line[i] != 0x7B:
+        _fail(i, "an event is a JSON object")
+    global _nkeys
+    _nkeys = 0
+    end = _check_value(line, i, n, 0)
+    if _skip_ws(line, end, n) != n:
+        _fail(end, "text after the object")
+    out = json.loads(line)
+    if _count_keys(out) != _nkeys:
+        raise EventError("", "invalid JSON: a duplicate key")
     return out
 
 
@@ -306,26 +297,31 @@ def kind_ok(value, kind):
 
 
 def check_fields(ev, required, optional):
-    """Check an event's fields against (name, kind) lists; unknown fields are rejected."""
+    """Check an event's fields against (name, kind) lists; unknown fields are rejected (optional=None: not checked)."""
     for name, kind in required:
         if name not in ev:
             raise EventError(name, "missing")
         if not kind_ok(ev[name], kind):
             raise EventError(name, "must be %s" % _KIND_WORDS[kind])
-    known = {}
-    for name, kind in required:
-        known[name] = kind
     if optional is None:
         return
-    for name, kind in optional:
-        known[name] = kind
     for name in ev:
-        if name in ENVELOPE:
+        if name == "seq" or name == "type":
             continue
-        if name not in known:
-            raise EventError(name, "unknown field for a %s event" % ev.get("type"))
-        if not kind_ok(ev[name], known[name]):
-            raise EventError(name, "must be %s" % _KIND_WORDS[known[name]])
+        kind = _find(required, name)
+        if kind is None:
+            kind = _find(optional, name)
+            if kind is None:
+                raise EventError(name, "unknown field for a %s event" % ev.get("type"))
+            if not kind_ok(ev[name], kind):
+                raise EventError(name, "must be %s" % _KIND_WORDS[kind])
+
+
+def _find(fields, name):
+    for f, kind in fields:
+        if f == name:
+            return kind
+    return None
 
 
 _KIND_WORDS = {_INT: "a whole number", _STR: "text", _SIDE: "a side (A, B or C)",

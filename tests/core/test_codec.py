@@ -34,7 +34,9 @@ def test_parse_rejects_what_micropython_json_lets_through():
     rejects('{"a": "unterminated', "unterminated")
     rejects('{"a": {"b": {"c": {"d": {"e": 1}}}}}', "nested too deep")
     rejects("", "an event is a JSON object")
-    rejects(b"\xff\xfe", "UTF-8")
+    rejects(b"\xff\xfe", "JSON object")
+    rejects(b'{"a": "\xc3("}', "UTF-8")
+    rejects(b'{"a": "\xe2\x82"}', "UTF-8")
     rejects('{"a": "' + "x" * 3000 + '"}', "longer than")
 
 

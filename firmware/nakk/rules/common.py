@@ -32,9 +32,10 @@ class State:
 
 
 def side_index(value, n, field):
-    if value not in SIDES[:n]:
-        raise EventError(field, "must be one of " + ", ".join(SIDES[:n]))
-    return SIDES.index(value)
+    for i in range(n):
+        if SIDES[i] == value:
+            return i
+    raise EventError(field, "must be one of " + ", ".join(SIDES[:n]))
 
 
 def other(i):
@@ -184,11 +185,12 @@ class Ruleset:
         st.score[side] += points
         self.end_check(st, cfg, side)
 
+    def check_reason(self, ev):
+        reason = ev["reason"]
+        for r in self.redeal_reasons:
+            if r[0] == reason:
+                return reason
+        raise EventError("reason", "must be one of " + ", ".join(r[0] for r in self.redeal_reasons))
+
     def offence_ids(self, cfg):
         return [o[0] for o in self.offences]
-
-    def redeal(self, st, ev, cfg):
-        reason = ev["reason"]
-        if reason not in [r[0] for r in self.redeal_reasons]:
-            raise EventError("reason", "must be one of " + ", ".join(r[0] for r in self.redeal_reasons))
-        st.redeals += 1

@@ -28,7 +28,7 @@ _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner"
 
 def _common_settings(year2020):
     return (
-        Setting("target", 16, IntRange(4, 64), "§3",
+        Setting("target", 16, IntRange(4, 200), "§3",
                 "Nakks that end the partii (16 = 4 rings)."),
         Setting("cap_deal_points_at_16", False, (False, True), "SM-03",
                 "Cap the official total at the target when a deal overshoots it (the uncapped total is always kept)."),
@@ -108,8 +108,8 @@ class Saare(Ruleset):
         if st.over:
             raise EventError("", "the partii is over")
         game = ev.get("game")
-        allowed = self.games + ((ULEKULA,) if cfg["all_pass_policy"] == "ulekula-ruutu" else ())
-        if game not in allowed:
+        if game not in self.games and (game != ULEKULA or cfg["all_pass_policy"] != "ulekula-ruutu"):
+            allowed = self.games + ((ULEKULA,) if cfg["all_pass_policy"] == "ulekula-ruutu" else ())
             raise EventError("game", "must be one of " + ", ".join(allowed) + " in " + self.name)
         if "trump" in ev and ev["trump"] not in TRUMPS:
             raise EventError("trump", "must be one of " + ", ".join(TRUMPS))
@@ -210,18 +210,18 @@ class Saare(Ruleset):
                 raise EventError("result", "missing (or give eyes and tricks)")
             result, w = derived
             if winner is not None and winner != w:
-                raise EventError("winner", "the eyes say %s won" % SIDES[w])
+                raise EventError("winner", _eyes_say(w))
             winner = w
         elif derived is not None:
             dres, dwin = derived
             # eyes alone cannot show karvane (a zero-eye trick exists), so a karvane
             # entered with eyes but no tricks only needs the loser to hold no eyes
-            eyes_only_karvane = result == KARVANE and "tricks" not in ev and \
+            eyes_only_karvane = result == KARVANE and "tricks" not in ev and dwin is not None and \
                 ev["eyes"][other(dwin)] == 0
             if dres != result and not eyes_only_karvane:
                 raise EventError("result", "the eyes and tricks say %s, not %s" % (dres, result))
             if winner is not None and winner != dwin:
-                raise EventError("winner", "the eyes say %s won" % SIDES[dwin])
+                raise EventError("winner", _eyes_say(dwin))
             winner = dwin
         if result == POKK:
             if winner is not None:
@@ -280,13 +280,12 @@ class Saare(Ruleset):
     def redeal(self, st, ev, cfg):
         if st.over:
             raise EventError("", "the partii is over")
-        Ruleset.redeal(self, st, ev, cfg)
-        reason = ev["reason"]
+        reason = self.check_reason(ev)
         if reason == "no-picture" and st.chain:
             raise EventError("reason", "no redeal for want of a picture while a pokk is replayed (L21)")
         if reason == "all-pass" and cfg["all_pass_policy"] != "void":
-            st.redeals -= 1
             raise EventError("reason", "all passed is played as üleküla ruutu under these settings")
+        st.redeals += 1
         if reason == "misdeal":
             st.misdeals += 1
         if cfg["redeal_passes_shuffle"]:
@@ -295,7 +294,7 @@ class Saare(Ruleset):
     def penalty(self, st, ev, cfg):
         by = self.side(ev, "by")
         offence = ev["offence"]
-        if offence not in self.offence_ids(cfg):
+        if not _known(self.offences, offence):
             raise EventError("offence", "must be one of " + ", ".join(self.offence_ids(cfg)))
         if offence == "noise":
             st.deductions[by] += cfg["noise_deduction"]
@@ -378,6 +377,17 @@ class Saare(Ruleset):
         results.append(choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True))
         steps.append(step("result", "Tulemus", "Result", results))
         return fixed, steps
+
+
+def _eyes_say(winner):
+    return "the eyes say %s" % ("nobody won (pokk)" if winner is None else SIDES[winner] + " won")
+
+
+def _known(table, ident):
+    for row in table:
+        if row[0] == ident:
+            return True
+    return False
 
 
 def _pair(ev, field, total):

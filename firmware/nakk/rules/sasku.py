@@ -170,7 +170,8 @@ class Sasku(Ruleset):
     def redeal(self, st, ev, cfg):
         if st.over:
             raise EventError("", "all boards of this match are played")
-        Ruleset.redeal(self, st, ev, cfg)
+        self.check_reason(ev)
+        st.redeals += 1
 
     def penalty(self, st, ev, cfg):
         by = self.side(ev, "by")

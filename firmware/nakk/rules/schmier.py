@@ -130,10 +130,9 @@ class Schmier(Ruleset):
     def redeal(self, st, ev, cfg):
         if st.over:
             raise EventError("", "the game is over")
-        Ruleset.redeal(self, st, ev, cfg)
-        if ev["reason"] == "all-pass" and cfg["all_pass_policy"] == "stick-the-dealer":
-            st.redeals -= 1
+        if self.check_reason(ev) == "all-pass" and cfg["all_pass_policy"] == "stick-the-dealer":
             raise EventError("reason", "the dealer must bid when all others pass (stick the dealer)")
+        st.redeals += 1
         # the same dealer deals again (L24): the shuffler does not move
 
     def penalty(self, st, ev, cfg):
