@@ -1,0 +1,480 @@
+"""Button driver: IRQ-latched edges -> debounced PRESS/SHORT/LONG/FAULT/CLEAR/CHORD events.
+
+Buttons (fixed indices): side buttons A=0, B=1, C=2 (one per side; C only for
+six-player Schmier) and the cluster PREV=3, OK=4, NEXT=5. Each switches to
+ground against the internal pull-up: pin.value() == 0 means pressed.
+
+How it works
+------------
+* Pin.irq (hard, both edges) runs `_isr`, which allocates nothing: it writes
+  (button, level, "both edges seen" bit) into a preallocated bytearray and
+  ticks_ms into an array('l') -- a lock-free single-producer ring. The ISR is
+  the only writer of `_head` and the task the only writer of `_tail`.
+  Ring full: the NEW edge is dropped and `overflows` is counted; the oldest
+  edges (the start of what the player did) are kept. When the task sees the
+  counter move it re-reads every pin and, where the level differs from what
+  it believed, applies a synthetic edge at "now". So after an overflow the
+  state is right again, and at worst a press whose edges were all dropped is
+  lost (it needs > ring-1 edges without the task running to happen at all).
+* If interrupts were off (flash erase) the RP2040 latches the edge bits and
+  the ISR runs once afterwards with both FALL and RISE flags: a whole tap that
+  happened inside the erase arrives as "level unchanged, both edges seen" and
+  is replayed as a press followed by a release at the ISR's time. Its time is
+  when the ISR ran (the erase end), which is the best the hardware knows.
+* The task (`poll`) replays the ring in order with the ORIGINAL timestamps
+  and fires timers (release confirmation, long press, stuck, chord window)
+  in time order between edges, so a task that was blocked for 2 s decides
+  exactly what it would have decided live -- only later. All tick arithmetic
+  goes through the clock's ticks_add/ticks_diff (wraps at 2**30 on the Pico).
+* Debounce is edge-timeline based (in the spirit of Peter Hinch's
+  micropython-async Pushbutton: act on the first change, then ignore the
+  contact until it settles): the first falling edge from a settled release
+  is the press; the release counts only once the line has read "released"
+  with no edge for `debounce_ms`. Bounce on press or release therefore never
+  makes a second entry. There is no glitch filter on the press: a press is a
+  leading edge (keep the wires short; a sub-ms spike would count).
+
+Events (small ints, `kind << 3 | data`; 0 means "none")
+-------------------------------------------------------
+* PRESS  side button went down (emitted `chord_ms` after the down edge, see
+  CHORD; with chord_ms=0 it is emitted on the next poll after the edge).
+* SHORT  cluster button released before `long_ms` (after `debounce_ms` of
+  settled release).
+* LONG   cluster button held `long_ms` (once per press; no SHORT follows).
+  Side buttons never give SHORT/LONG; cluster buttons never give PRESS.
+* FAULT  the button was down at construction (held at boot) or has been held
+  down for `stuck_ms` (a chattering contact that never settles counts as
+  held): it is ignored until it reads released for `debounce_ms`, which gives
+  CLEAR. A PRESS or LONG already emitted for that press stands; no SHORT
+  follows. `faults` is the bitmask of buttons in fault now.
+* CLEAR  a faulted button was released and works again.
+* CHORD  two or three side buttons went down within `chord_ms` of the first:
+  one CHORD event whose data is the bitmask of those buttons (A=1, B=2, C=4)
+  and no PRESS for any of them. So "both sides slapped at once" never scores
+  for either; the UI can ask them to press one at a time. The price is that
+  a side PRESS is emitted `chord_ms` (40 ms) after the edge, not at once.
+
+Use (board/ builds the pins; one task per Buttons object):
+
+    btn = Buttons((pin_a, pin_b, None, pin_prev, pin_ok, pin_next))
+    btn.start()
+    while True:
+        ev = await btn.get()          # or: btn.get_nowait() -> 0 when empty
+        if kind(ev) == PRESS: ...     # button(ev) is the index; CHORD: a mask
+
+The queue is a preallocated ring of `queue` events; when the UI falls that
+far behind, new events are dropped and counted in `dropped`. The driver path
+(ISR, poll, emit) allocates nothing; `await get()` costs the UI its two
+coroutine frames (192 B on the 64-bit unix port), `while not btn.pending():
+await btn.event.wait()` one. Only the task calls poll() once started.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+import array
+
+try:
+    import asyncio
+except ImportError:  # pragma: no cover - very old MicroPython
+    import uasyncio as asyncio
+
+# Button indices.
+A = const(0)
+B = const(1)
+C = const(2)
+PREV = const(3)
+OK = const(4)
+NEXT = const(5)
+NBUTTONS = const(6)
+NSIDE = const(3)  # indices below this are side buttons
+NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
+
+# Event kinds.
+PRESS = const(1)
+SHORT = const(2)
+LONG = const(3)
+FAULT = const(4)
+CLEAR = const(5)
+CHORD = const(6)
+KINDS = ("", "PRESS", "SHORT", "LONG", "FAULT", "CLEAR", "CHORD")
+
+# Defaults (ms).
+_DEBOUNCE_MS = const(25)  # settled time that confirms a release
+_LONG_MS = const(800)  # cluster long press
+_STUCK_MS = const(5000)  # down this long = stuck -> FAULT
+_CHORD_MS = const(40)  # side buttons down within this = CHORD; PRESS delay
+_POLL_MS = const(10)  # task wakes at least this often
+_RING = const(64)  # edge ring (power of two; holds _RING - 1 edges)
+_QUEUE = const(16)  # event queue
+
+# Per-button state.
+_IDLE = const(0)
+_DOWN = const(1)
+_LOCK = const(2)
+# Per-press flags.
+_F_LONG = const(1)  # LONG emitted: no SHORT on release
+# Ring entry code: bits 0-2 button, bit 3 level read in the ISR, bit 4 both edges seen.
+_R_LEVEL = const(8)
+_R_BOTH = const(16)
+_NONE = const(255)
+
+
+def kind(ev):
+    """Event kind (PRESS, SHORT, LONG, FAULT, CLEAR, CHORD)."""
+    return ev >> 3
+
+
+def button(ev):
+    """Button index of an event; for CHORD the bitmask of side buttons (A=1, B=2, C=4)."""
+    return ev & 7
+
+
+def event(k, data):
+    """Encode an event code (what the driver emits)."""
+    return (k << 3) | data
+
+
+def describe(ev):
+    """'PRESS A', 'CHORD A+B', ... for logs and tests (allocates: not for the hot path)."""
+    k = ev >> 3
+    d = ev & 7
+    if k == CHORD:
+        return "CHORD " + "+".join([NAMES[i] for i in range(NSIDE) if d & (1 << i)])
+    return KINDS[k] + " " + NAMES[d]
+
+
+class Buttons:
+    """The six buttons of a Nakk box, debounced in one asyncio task that this object owns.
+
+    pins: sequence of up to six Pin-like objects in index order (A, B, C, PREV,
+        OK, NEXT); None for a button the box does not have. Each needs value(),
+        irq(handler=, trigger=, hard=), IRQ_FALLING/IRQ_RISING, and irq()
+        returning an object with flags() (machine.Pin on rp2; board/simpins).
+    clock: object with ticks_ms(), ticks_add(), ticks_diff(); default `time`.
+    """
+
+    def __init__(self, pins, clock=None, debounce_ms=_DEBOUNCE_MS, long_ms=_LONG_MS,
+                 stuck_ms=_STUCK_MS, chord_ms=_CHORD_MS, poll_ms=_POLL_MS,
+                 ring=_RING, queue=_QUEUE):
+        if clock is None:
+            import time as clock
+        n = len(pins)
+        if n > NBUTTONS:
+            raise ValueError("at most 6 buttons")
+        if ring < 4 or ring & (ring - 1):
+            raise ValueError("ring must be a power of two >= 4")
+        if queue < 1:
+            raise ValueError("queue must be >= 1")
+        self._pins = tuple(pins)
+        self._n = n
+        self._ms = clock.ticks_ms
+        self._add = clock.ticks_add
+        self._diff = clock.ticks_diff
+        self.debounce_ms = debounce_ms
+        self.long_ms = long_ms
+        self.stuck_ms = stuck_ms
+        self.chord_ms = chord_ms
+        self.poll_ms = poll_ms
+        # Edge ring, written by the ISR.
+        self._rmask = ring - 1
+        self._ri = bytearray(ring)
+        self._rt = array.array("l", [0] * ring)
+        self._head = 0
+        self._tail = 0
+        self.overflows = 0  # edges dropped on a full ring (written by the ISR only)
+        self._ovf_seen = 0
+        # Per-button decision state.
+        self._st = bytearray(n)
+        self._fl = bytearray(n)
+        self._raw = bytearray(n)  # 1 = line reads pressed (last edge seen)
+        self._te = array.array("l", [0] * n)  # time of the last edge
+        self._td = array.array("l", [0] * n)  # time the press began
+        self.faults = 0  # bitmask of buttons in fault
+        # Chord window (side buttons).
+        self._wlead = _NONE
+        self._wmask = 0
+        self._wend = 0
+        # Event queue, read by the UI.
+        self._q = bytearray(queue)
+        self._qsize = queue
+        self._qh = 0
+        self._qn = 0
+        self.dropped = 0
+        self.event = asyncio.Event()  # set while events are queued
+        self._task = None
+        self._both = 0
+        now = self._ms()
+        self._now = now
+        # Attach the IRQs first, then read the levels: an edge in between is
+        # then either in the initial level or a no-change entry in the ring.
+        for i in range(n):
+            p = self._pins[i]
+            if p is None:
+                continue
+            trig = p.IRQ_FALLING | p.IRQ_RISING
+            self._both = trig
+            h = self._handler(i)
+            try:
+                p.irq(handler=h, trigger=trig, hard=True)
+            except TypeError:  # a port without hard IRQs: soft IRQ, still no allocation
+                p.irq(handler=h, trigger=trig)
+        for i in range(n):
+            p = self._pins[i]
+            if p is not None and not p.value():
+                # Held at boot: ignore until released.
+                self._raw[i] = 1
+                self._te[i] = now
+                self._st[i] = _LOCK
+                self.faults |= 1 << i
+                self._emit((FAULT << 3) | i)
+
+    # ---- interrupt side ------------------------------------------------
+
+    def _handler(self, i):
+        # One closure per button, made once here; calling it allocates nothing.
+        isr = self._isr
+
+        def h(pin):
+            isr(i, pin)
+
+        return h
+
+    def _isr(self, i, pin):
+        t = self._ms()
+        c = i
+        if pin.value():
+            c |= _R_LEVEL
+        if pin.irq().flags() & self._both == self._both:
+            c |= _R_BOTH
+        h = self._head
+        nh = (h + 1) & self._rmask
+        if nh == self._tail:
+            self.overflows += 1
+            return
+        self._ri[h] = c
+        self._rt[h] = t
+        self._head = nh
+
+    # ---- decisions (run by the task; tests call poll(now) directly) -------
+
+    def poll(self, now=None):
+        """Replay latched edges and fire timers up to `now`; emit events. Allocates nothing."""
+        if now is None:
+            now = self._ms()
+        diff = self._diff
+        if diff(now, self._now) < 0:
+            now = self._now
+        ri = self._ri
+        rt = self._rt
+        tail = self._tail
+        while tail != self._head:
+            t = rt[tail]
+            if diff(t, now) > 0:
+                break  # latched after `now` was read: next poll
+            c = ri[tail]
+            tail = (tail + 1) & self._rmask
+            self._tail = tail
+            if diff(t, self._now) < 0:
+                t = self._now
+            self._advance(t)
+            self._edge(c & 7, t, 0 if c & _R_LEVEL else 1, c & _R_BOTH)
+        ovf = self.overflows
+        if ovf != self._ovf_seen:
+            self._ovf_seen = ovf
+            self._advance(now)
+            for i in range(self._n):
+                p = self._pins[i]
+                if p is not None:
+                    self._edge(i, now, 0 if p.value() else 1, 0)
+        self._advance(now)
+
+    def _edge(self, i, t, pressed, both):
+        if both and pressed == self._raw[i]:
+            # Both edges latched, level back where it was: a pulse (a whole tap
+            # inside an interrupts-off stretch, or bounce). Replay it.
+            self._edge1(i, t, 1 - pressed)
+        self._edge1(i, t, pressed)
+
+    def _edge1(self, i, t, pressed):
+        if pressed == self._raw[i]:
+            return
+        self._raw[i] = pressed
+        self._te[i] = t
+        if self._st[i] != _IDLE:
+            return  # bounce, release or a faulted button: timers decide
+        # IDLE and now pressed: the leading edge of a press.
+        self._st[i] = _DOWN
+        self._td[i] = t
+        self._fl[i] = 0
+        if i < NSIDE:
+            if self.chord_ms <= 0:
+                self._emit((PRESS << 3) | i)
+            elif self._wlead == _NONE:
+                self._wlead = i
+                self._wmask = 1 << i
+                self._wend = self._add(t, self.chord_ms)
+            else:  # joins the open window: no PRESS of its own
+                self._wmask |= 1 << i
+
+    def _deadline(self, i):
+        # Next timer of button i, or -1 (ticks are never negative).
+        s = self._st[i]
+        if s == _IDLE:
+            return -1
+        add = self._add
+        if not self._raw[i]:
+            return add(self._te[i], self.debounce_ms)  # release confirmed / fault clears
+        if s == _LOCK:
+            return -1
+        d = add(self._td[i], self.stuck_ms)  # held down this long: stuck
+        if i >= NSIDE and not self._fl[i] & _F_LONG:
+            diff = self._diff
+            dl = add(self._td[i], self.long_ms)
+            ds = add(self._te[i], self.debounce_ms)  # held steadily, not bouncing
+            if diff(ds, dl) > 0:
+                dl = ds
+            if diff(dl, d) < 0:
+                d = dl
+        return d
+
+    def _advance(self, t):
+        # Fire every timer due at or before t, earliest first (ties: chord
+        # window, then lower button index). Timers due at t fire before an
+        # edge at t.
+        diff = self._diff
+        while True:
+            best = _NONE
+            bd = 0
+            if self._wlead != _NONE and diff(self._wend, t) <= 0:
+                best = NBUTTONS
+                bd = self._wend
+            for i in range(self._n):
+                d = self._deadline(i)
+                if d >= 0 and diff(d, t) <= 0 and (best == _NONE or diff(d, bd) < 0):
+                    best = i
+                    bd = d
+            if best == _NONE:
+                break
+            if diff(bd, self._now) < 0:
+                bd = self._now  # e.g. stuck_ms passed while the contact was open: fires now
+            self._now = bd
+            if best == NBUTTONS:
+                self._close_window()
+            else:
+                self._fire(best, bd)
+        self._now = t
+
+    def _close_window(self):
+        lead = self._wlead
+        m = self._wmask
+        self._wlead = _NONE
+        self._wmask = 0
+        self._emit(((PRESS << 3) | lead) if m == 1 << lead else ((CHORD << 3) | m))
+
+    def _fire(self, i, d):
+        s = self._st[i]
+        if s == _LOCK:  # released long enough: works again
+            self._st[i] = _IDLE
+            self.faults &= ~(1 << i)
+            self._emit((CLEAR << 3) | i)
+        elif not self._raw[i]:  # release confirmed
+            self._st[i] = _IDLE
+            if i >= NSIDE and not self._fl[i] & _F_LONG:
+                self._emit((SHORT << 3) | i)
+            self._fl[i] = 0
+        elif self._diff(d, self._add(self._td[i], self.stuck_ms)) >= 0:
+            self._st[i] = _LOCK
+            self._fl[i] = 0
+            self.faults |= 1 << i
+            self._emit((FAULT << 3) | i)
+        else:
+            self._fl[i] |= _F_LONG
+            self._emit((LONG << 3) | i)
+
+    def _emit(self, ev):
+        n = self._qn
+        if n == self._qsize:
+            self.dropped += 1
+            return
+        h = self._qh + n
+        if h >= self._qsize:
+            h -= self._qsize
+        self._q[h] = ev
+        self._qn = n + 1
+        self.event.set()
+
+    def _sleep_ms(self, now):
+        # How long the task may sleep: until the next timer, at most poll_ms.
+        # Edges are latched meanwhile and seen at the next wake.
+        diff = self._diff
+        s = self.poll_ms
+        if self._wlead != _NONE:
+            d = diff(self._wend, now)
+            if d < s:
+                s = d
+        for i in range(self._n):
+            d = self._deadline(i)
+            if d >= 0:
+                d = diff(d, now)
+                if d < s:
+                    s = d
+        return s if s > 0 else 0
+
+    # ---- the UI's side -------------------------------------------------
+
+    def get_nowait(self):
+        """The oldest queued event, or 0 when there is none."""
+        n = self._qn
+        if not n:
+            return 0
+        h = self._qh
+        ev = self._q[h]
+        h += 1
+        self._qh = 0 if h == self._qsize else h
+        self._qn = n - 1
+        if n == 1:
+            self.event.clear()
+        return ev
+
+    def pending(self):
+        """Number of queued events."""
+        return self._qn
+
+    async def get(self):
+        """Wait for the next event (one consumer: the UI)."""
+        while not self._qn:
+            await self.event.wait()
+        return self.get_nowait()
+
+    def is_down(self, i):
+        """Debounced: button i is pressed (and not faulted)."""
+        return self._st[i] == _DOWN
+
+    # ---- the task --------------------------------------------------------
+
+    def start(self):
+        """Start this object's task (idempotent); returns it."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+        return self._task
+
+    async def _run(self):
+        ms = self._ms
+        sleep_ms = asyncio.sleep_ms
+        while True:
+            now = ms()
+            self.poll(now)
+            await sleep_ms(self._sleep_ms(now))
+
+    def deinit(self):
+        """Stop the task and detach the IRQs."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        for p in self._pins:
+            if p is not None:
+                p.irq(handler=None)

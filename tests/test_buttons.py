@@ -1,0 +1,611 @@
+"""Button driver (firmware/nakk/buttons.py) on the MicroPython unix port, with simulated pins and a hand-driven clock.
+
+Each test runs a small MicroPython script: PRELUDE builds SimPins, a SimClock
+and a Buttons driver, then the scenario moves the clock one ms at a time and
+calls poll() (the task's step), printing every event as "E <ms since start>
+<event>". Nothing waits on real time except the one asyncio integration test,
+which awaits the events themselves (with a generous timeout)."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import FIRMWARE, micropython_path, run_mpy
+
+PRELUDE = r'''
+import gc, micropython, time
+from nakk import buttons as K
+from nakk.board import simpins as S
+clk = None
+pins = None
+b = None
+T0 = 0
+PICO = 1 << 30
+
+def setup(start=0, period=PICO, n=6, held=(), **kw):
+    global clk, pins, b, T0
+    clk = S.SimClock(start, period)
+    T0 = clk.ticks_ms()
+    pins = S.make_pins(n)
+    for i in held:
+        pins[i].press()
+    b = K.Buttons(pins, clock=clk, **kw)
+    drain()
+
+def now():
+    return clk.ticks_diff(clk.ticks_ms(), T0)
+
+def drain():
+    while True:
+        ev = b.get_nowait()
+        if not ev:
+            break
+        print("E", now(), K.describe(ev))
+
+def go(ms, poll=True):
+    # Move the clock to `ms` after the start, one ms at a time; the task
+    # polls every ms unless it is blocked (poll=False).
+    target = clk.ticks_add(T0, ms)
+    while clk.ticks_diff(target, clk.ticks_ms()) > 0:
+        clk.advance(1)
+        if poll:
+            b.poll()
+            drain()
+
+def poll():
+    b.poll()
+    drain()
+
+def tap(i, at, ms, bounce=0):
+    go(at)
+    pins[i].press()
+    pins[i].bounce(bounce, 0)
+    go(at + ms)
+    pins[i].release()
+    pins[i].bounce(bounce, 1)
+
+A, B, C, PREV, OK, NEXT = 0, 1, 2, 3, 4, 5
+'''
+
+
+def run(script, heap="320K", timeout=60):
+    r = run_mpy(["-c", PRELUDE + script], heap=heap, timeout=timeout)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def events(out):
+    """[(ms, 'KIND BUTTON'), ...] from a scenario's output."""
+    evs = []
+    for line in out.splitlines():
+        if line.startswith("E "):
+            _, t, rest = line.split(" ", 2)
+            evs.append((int(t), rest))
+    return evs
+
+
+def results(out):
+    """{key: value} from 'R key value' lines."""
+    res = {}
+    for line in out.splitlines():
+        if line.startswith("R "):
+            _, k, v = line.split(" ", 2)
+            res[k] = v
+    return res
+
+
+def test_firmware_files_compile_with_mpy_cross(tmp_path):
+    exe = os.path.join(os.path.dirname(micropython_path() or ""), "mpy-cross")
+    if not os.path.exists(exe):
+        exe = shutil.which("mpy-cross")
+    if exe is None:
+        pytest.skip("mpy-cross not installed")
+    for rel in ("nakk/buttons.py", "nakk/board/simpins.py"):
+        out = tmp_path / (os.path.basename(rel) + ".mpy")
+        r = subprocess.run([exe, "-o", str(out), os.path.join(FIRMWARE, rel)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+
+# ---- side buttons: press-down, bounce, chords -------------------------------
+
+def test_side_press_is_emitted_on_press_down_once_despite_bounce():
+    out = run('''
+setup()
+tap(A, 100, 300, bounce=5)      # five bounce edges on press and on release
+go(1000)
+go(1100); pins[A].press(); go(1102); pins[A].release(); go(1103); pins[A].press()
+go(1104); pins[A].release(); go(1106); pins[A].press()      # bounce spread over 6 ms
+go(1500); pins[A].release(); go(1501); pins[A].press(); go(1503); pins[A].release()
+go(2000)
+''')
+    # PRESS comes chord_ms (40) after the first edge, before any release.
+    assert events(out) == [(140, "PRESS A"), (1140, "PRESS A")]
+
+
+def test_side_press_immediate_when_chords_are_off():
+    out = run('''
+setup(chord_ms=0)
+tap(B, 100, 50, bounce=3)
+go(500)
+''')
+    # emitted by the first poll after the edge (the harness polls every ms)
+    assert events(out) == [(101, "PRESS B")]
+
+
+def test_two_sides_together_give_one_chord_and_no_press():
+    out = run('''
+setup()
+go(100); pins[A].press(); go(120); pins[B].press()
+go(300); pins[A].release(); pins[B].release()
+go(1000); pins[A].press(); go(1010); pins[C].press(); go(1039); pins[B].press()
+go(1200); pins[A].release(); pins[B].release(); pins[C].release()
+go(2000); pins[A].press(); go(2040); pins[B].press()      # 40 ms apart: not together
+go(2300); pins[A].release(); pins[B].release()
+go(3000); pins[C].press(); pins[B].press()                 # same ms
+go(3100); pins[C].release(); pins[B].release()
+go(3500)
+''')
+    assert events(out) == [
+        (140, "CHORD A+B"),
+        (1040, "CHORD A+B+C"),
+        (2040, "PRESS A"), (2080, "PRESS B"),
+        (3040, "CHORD B+C"),
+    ]
+
+
+def test_chord_member_does_not_leak_a_press_while_held():
+    out = run('''
+setup()
+go(100); pins[A].press(); go(110); pins[B].press()
+go(200); pins[B].release()        # B released, A still held
+go(400); pins[A].release()
+go(800)
+''')
+    assert events(out) == [(140, "CHORD A+B")]
+
+
+# ---- cluster: short and long --------------------------------------------------
+
+def test_cluster_short_on_release_and_long_once_while_held():
+    out = run('''
+setup()
+tap(OK, 100, 200, bounce=4)       # released at 300 -> settled at 325
+tap(OK, 1000, 2000, bounce=4)     # held 2 s: one LONG at 1800, nothing on release
+tap(PREV, 4000, 799)              # just short of the threshold
+tap(NEXT, 5000, 800)              # exactly the threshold: LONG
+go(7000)
+''')
+    assert events(out) == [
+        (325, "SHORT OK"),
+        (1800, "LONG OK"),
+        (4824, "SHORT PREV"),
+        (5800, "LONG NEXT"),
+    ]
+
+
+def test_release_bounce_across_the_long_threshold_is_short():
+    out = run('''
+setup()
+go(100); pins[OK].press()
+go(898); pins[OK].release()       # released before 900 ...
+go(901); pins[OK].press()         # ... bounce after the threshold
+go(903); pins[OK].release()
+go(1200)
+''')
+    assert events(out) == [(928, "SHORT OK")]
+
+
+def test_long_waits_for_a_steady_contact():
+    out = run('''
+setup()
+go(100); pins[OK].press()
+for t in range(890, 930, 4):      # chattering around the threshold, ends pressed
+    go(t); pins[OK].release(); go(t + 1); pins[OK].press()
+go(1200); pins[OK].release()
+go(1500)
+''')
+    # last chatter edge at 927: LONG once the contact has been steady for 25 ms
+    assert events(out) == [(952, "LONG OK")]
+
+
+def test_random_bounce_trains_never_give_a_double_entry():
+    # 300 presses, one at a time, on random buttons, with up to 7 bounce edges
+    # on press and on release and random hold times: exactly one event each.
+    out = run('''
+import random
+random.seed(1234)
+setup()
+def collect(upto, got):
+    target = clk.ticks_add(T0, upto)
+    while clk.ticks_diff(target, clk.ticks_ms()) > 0:
+        clk.advance(1)
+        b.poll()
+        while True:
+            ev = b.get_nowait()
+            if not ev:
+                break
+            got.append(K.describe(ev))
+t = 100
+bad = 0
+for k in range(300):
+    i = random.getrandbits(8) % 6
+    hold = 30 + random.getrandbits(11) % 1400
+    got = []
+    collect(t, got)
+    pins[i].press()
+    for j in range(random.getrandbits(3)):          # bounce over <= 4 ms
+        collect(t + 1 + j // 2, got); pins[i].drive(j % 2 == 0)
+    pins[i].press()
+    collect(t + hold, got)
+    pins[i].release()
+    for j in range(random.getrandbits(3)):
+        collect(t + hold + 1 + j // 2, got); pins[i].drive(j % 2)
+    pins[i].release()
+    collect(t + hold + 60, got)
+    if i < K.NSIDE:
+        want = "PRESS " + K.NAMES[i]
+    elif hold >= 800:
+        want = "LONG " + K.NAMES[i]
+    else:
+        want = "SHORT " + K.NAMES[i]
+    if got != [want]:
+        bad += 1
+        print("MISMATCH", k, i, hold, want, got)
+    t = t + hold + 60 + random.getrandbits(6)
+print("R bad", bad)
+print("R faults", b.faults)
+''')
+    assert "MISMATCH" not in out, out
+    assert results(out) == {"bad": "0", "faults": "0"}
+
+
+# ---- faults -------------------------------------------------------------------------
+
+def test_button_held_at_boot_is_a_fault_until_released():
+    out = run('''
+setup(held=(A, OK))
+print("R faults0", b.faults)
+go(7000)                            # still held, long past stuck_ms: nothing more
+pins[OK].release(); pins[OK].bounce(3, 1)
+go(7010); pins[OK].press(); go(7012); pins[OK].release()   # more bounce
+go(7100)
+print("R faults1", b.faults)
+tap(OK, 7200, 100)                  # OK works again
+go(7600); pins[A].release()         # A, held since boot, released at last
+go(7700)
+tap(A, 7800, 100)
+go(8000)
+print("R faults2", b.faults)
+''')
+    assert events(out) == [
+        (0, "FAULT A"), (0, "FAULT OK"),      # at construction; nothing else while held
+        (7037, "CLEAR OK"),                   # 25 ms after the last bounce edge
+        (7325, "SHORT OK"),
+        (7625, "CLEAR A"),
+        (7840, "PRESS A"),
+    ]
+    r = results(out)
+    assert (r["faults0"], r["faults1"], r["faults2"]) == (str(1 | 1 << 4), "1", "0")
+
+
+def test_stuck_button_faults_then_recovers_after_release():
+    out = run('''
+setup()
+go(100); pins[NEXT].press()
+go(7000); pins[NEXT].release(); pins[NEXT].bounce(2, 1)
+go(7100)
+tap(NEXT, 7200, 100)
+go(8000); pins[B].press()
+go(14000)
+print("R faults", b.faults)
+pins[B].release()
+go(14100)
+tap(B, 14200, 50)
+go(15000)
+print("R faults2", b.faults)
+''')
+    assert events(out) == [
+        (900, "LONG NEXT"),
+        (5100, "FAULT NEXT"),
+        (7025, "CLEAR NEXT"),
+        (7325, "SHORT NEXT"),
+        (8040, "PRESS B"),
+        (13000, "FAULT B"),
+        (14025, "CLEAR B"),
+        (14240, "PRESS B"),
+    ]
+    r = results(out)
+    assert r["faults"] == "2" and r["faults2"] == "0"
+
+
+def test_chattering_contact_is_stuck_not_a_stream_of_presses():
+    out = run('''
+setup()
+go(100); pins[PREV].press()
+t = 100
+while t < 6000:                    # a worn contact: opens for 5 ms every 20 ms
+    go(t + 15); pins[PREV].release(); go(t + 20); pins[PREV].press(); t += 20
+pins[PREV].release()
+go(6200)
+''')
+    # stuck_ms (5000) ran out while the contact was open (5095..5100): the
+    # fault is decided at the next close, 5100, and seen by the poll at 5101.
+    assert events(out) == [(5101, "FAULT PREV"), (6025, "CLEAR PREV")]
+
+
+def test_released_just_before_stuck_ms_is_no_fault():
+    out = run('''
+setup()
+go(100); pins[OK].press(); go(5090); pins[OK].release()      # settles at 5115 > 5100
+go(6000); pins[A].press(); go(10990); pins[A].release()
+go(12000)
+print("R faults", b.faults)
+''')
+    assert events(out) == [(900, "LONG OK"), (6040, "PRESS A")]
+    assert results(out)["faults"] == "0"
+
+
+# ---- the task not running; interrupts off ------------------------------------------
+
+BLOCKED = '''
+setup()
+go(50)
+go(100, POLL); pins[OK].press()
+go(1000, POLL); pins[OK].release()             # held 900 ms: a LONG
+go(1200, POLL); pins[A].press()
+go(1220, POLL); pins[B].press()                # together: a CHORD
+go(1300, POLL); pins[A].release(); pins[B].release()
+go(1400, POLL); pins[PREV].press(); go(1450, POLL); pins[PREV].release()   # a SHORT
+go(1600, POLL); pins[C].press(); go(1700, POLL); pins[C].release()         # a PRESS
+go(2000, POLL)
+poll()
+go(2500)
+'''
+
+
+def test_edges_latched_while_the_task_is_blocked_keep_their_timestamps():
+    live = events(run("POLL = True\n" + BLOCKED))
+    blocked = events(run("POLL = False\n" + BLOCKED))
+    assert live == [(900, "LONG OK"), (1240, "CHORD A+B"), (1475, "SHORT PREV"), (1640, "PRESS C")]
+    # Blocked 50..2000 ms: the same decisions, in the same order, emitted at 2000.
+    assert blocked == [(2000, e) for _, e in live]
+
+
+def test_a_tap_while_interrupts_are_off_is_not_lost():
+    out = run('''
+setup()
+go(100); st = S.disable_irq()
+go(150); pins[OK].press(); pins[OK].bounce(3, 0)
+go(250); pins[OK].release(); pins[OK].bounce(3, 1)
+go(400); S.enable_irq(st)            # erase over: ISR runs once, both edges flagged
+go(1000); st = S.disable_irq()
+go(1100); pins[B].press(); go(1180); pins[B].release()
+go(1300); S.enable_irq(st)
+go(2000); st = S.disable_irq()
+go(2100); pins[NEXT].press()         # pressed during the erase, still held after it
+go(2300); S.enable_irq(st)
+go(3500); pins[NEXT].release()
+go(4000)
+''')
+    assert events(out) == [
+        (425, "SHORT OK"),               # tap replayed at the ISR's time (400)
+        (1340, "PRESS B"),
+        (3100, "LONG NEXT"),             # press seen at 2300 (when the ISR ran)
+    ]
+
+
+# ---- ticks wrap ----------------------------------------------------------------------
+
+WRAP = '''
+tap(OK, 100, 300, bounce=2)
+tap(NEXT, 600, 1000)
+go(2000); pins[A].press(); go(2030); pins[C].press(); go(2100); pins[A].release(); pins[C].release()
+tap(B, 2500, 60)
+go(3000); pins[PREV].press()
+go(9000); pins[PREV].release()
+go(9500)
+print("R faults", b.faults)
+'''
+
+
+@pytest.mark.parametrize("start", ["0", "PICO - 1", "PICO - 450", "PICO - 1500",
+                                   "PICO - 2040", "PICO - 5500", "PICO - 7000"])
+def test_pico_tick_wrap_changes_nothing(start):
+    base = events(run("setup(0)\n" + WRAP))
+    assert base == [
+        (425, "SHORT OK"), (1400, "LONG NEXT"), (2040, "CHORD A+C"), (2540, "PRESS B"),
+        (3800, "LONG PREV"), (8000, "FAULT PREV"), (9025, "CLEAR PREV"),
+    ]
+    assert events(run("setup(%s)\n" % start + WRAP)) == base
+
+
+def test_unix_port_tick_wrap_with_real_ticks_arithmetic():
+    # period=None: the clock uses this port's time.ticks_add/ticks_diff
+    # (which wrap at 2**62 here) around their own wrap point.
+    base = events(run("setup(0, None)\n" + WRAP))
+    assert len(base) == 7
+    for start in ("time.ticks_add(0, -1)", "time.ticks_add(0, -2040)", "time.ticks_add(0, -5500)"):
+        assert events(run("setup(%s, None)\n" % start + WRAP)) == base
+
+
+# ---- overflow ------------------------------------------------------------------------
+
+def test_ring_overflow_keeps_the_oldest_edges_and_resynchronises():
+    out = run('''
+setup(ring=16)
+for k in range(20):                         # task blocked: 40 edges into a ring of 15
+    go(100 + 50 * k, False); pins[OK].press()
+    go(120 + 50 * k, False); pins[OK].release()
+go(1200, False); pins[A].press()            # dropped as well: only the pin knows
+print("R overflows", b.overflows)
+poll()
+go(1500)
+tap(OK, 1600, 100)                           # works normally afterwards
+go(2000)
+print("R ovf2", b.overflows)
+''')
+    evs = events(out)
+    r = results(out)
+    assert r["overflows"] == "26" and r["ovf2"] == "26"
+    # 15 edges kept = 7 taps + the 8th press; that press's release and A's
+    # press were dropped and are recovered from the pins' levels at 1200.
+    assert evs == [(1200, "SHORT OK")] * 7 + [(1225, "SHORT OK"), (1240, "PRESS A"), (1725, "SHORT OK")]
+
+
+def test_event_queue_full_drops_the_newest_and_counts():
+    out = run('''
+setup(queue=4)
+for k in range(6):
+    i = (PREV, OK, NEXT)[k % 3]
+    go(100 + 100 * k, False); pins[i].press(); go(150 + 100 * k, False); pins[i].release()
+    go(200 + 100 * k, False); b.poll()
+go(800, False); b.poll()
+print("R pending", b.pending(), "dropped", b.dropped)
+drain()
+go(900, False); pins[A].press(); go(1000, False); b.poll()
+drain()
+''')
+    assert results(out)["pending"] == "4 dropped 2"
+    # the first four are kept, the two newest were dropped
+    assert [e for _, e in events(out)] == ["SHORT PREV", "SHORT OK", "SHORT NEXT", "SHORT PREV", "PRESS A"]
+
+
+def test_missing_button_and_fewer_pins():
+    out = run('''
+pins = S.make_pins(6)
+clk = S.SimClock(0)
+T0 = 0
+b = K.Buttons((pins[0], pins[1], None, pins[3], pins[4]), clock=clk)
+go(100); pins[A].press(); go(110); pins[B].press(); go(200); pins[A].release(); pins[B].release()
+tap(PREV, 300, 50)
+tap(OK, 500, 50)
+go(1000)
+''')
+    assert events(out) == [(140, "CHORD A+B"), (375, "SHORT PREV"), (575, "SHORT OK")]
+
+
+# ---- allocation ---------------------------------------------------------------------
+
+def test_isr_and_poll_allocate_nothing():
+    # Every event kind, driven through the ISR (SimPin edges, with bounce) and
+    # poll(), first with the heap locked (any allocation raises MemoryError),
+    # then unlocked with gc disabled, counting bytes with gc.mem_alloc().
+    out = run('''
+setup()
+# (ms into the cycle, button, level); a cycle gives SHORT OK, LONG NEXT,
+# CHORD A+B, PRESS C, LONG PREV, FAULT PREV, CLEAR PREV.
+STEPS = ((0, OK, 0), (100, OK, 1), (200, NEXT, 0), (1100, NEXT, 1),
+         (1200, A, 0), (1210, B, 0), (1300, A, 1), (1300, B, 1),
+         (1400, C, 0), (1450, C, 1), (1500, PREV, 0), (7000, PREV, 1))
+CYCLE = 7100
+kinds = bytearray(8)
+def cycles(k0, k1):
+    n = 0
+    for k in range(k0, k1):
+        base = k * CYCLE
+        j = 0
+        for ms in range(CYCLE):
+            clk.set(clk.ticks_add(T0, base + ms))
+            while j < len(STEPS) and STEPS[j][0] == ms:
+                p = pins[STEPS[j][1]]
+                p.drive(STEPS[j][2])
+                p.bounce(2, STEPS[j][2])
+                j += 1
+            b.poll()
+            while True:
+                ev = b.get_nowait()
+                if not ev:
+                    break
+                kinds[K.kind(ev)] += 1
+                n += 1
+    return n
+def measure():
+    # inside a function: a new module-level name would grow the globals dict
+    cycles(0, 1)                       # warm up
+    gc.collect()
+    micropython.heap_lock()
+    try:
+        n = cycles(1, 3)
+    finally:
+        micropython.heap_unlock()
+    print("R locked_events", n)
+    print("R kinds", list(kinds))
+    gc.collect(); gc.disable()
+    m0 = gc.mem_alloc()
+    n = cycles(3, 5)
+    m1 = gc.mem_alloc()
+    gc.enable()
+    print("R events", n)
+    print("R bytes", m1 - m0)
+measure()
+print("R state", b.faults, b.overflows, b.dropped)
+''')
+    r = results(out)
+    assert r["locked_events"] == "14"
+    # by kind: -, PRESS, SHORT, LONG, FAULT, CLEAR, CHORD (warm-up + 2 locked cycles)
+    assert r["kinds"] == "[0, 3, 3, 6, 3, 3, 3, 0]"
+    assert r["events"] == "14"
+    assert r["bytes"] == "0"
+    assert r["state"] == "0 0 0"
+
+
+def test_a_latched_edge_newer_than_the_poll_waits_for_the_next_poll():
+    out = run('''
+setup()
+go(200, False)
+pins[A].press()                       # ISR time 200
+b.poll(clk.ticks_add(T0, 199))        # a poll that read the clock just before
+print("R down", b.is_down(A))
+go(300)
+''')
+    assert results(out)["down"] == "False"
+    assert events(out) == [(240, "PRESS A")]
+
+
+# ---- the asyncio task and the UI's await ------------------------------------------------
+
+def test_asyncio_task_delivers_events_to_an_awaiting_ui():
+    # The real task and the UI's `await b.get()`. The driver decides on the
+    # SimClock (moved by hand); the task sleeps real ms (<= poll_ms) between
+    # polls. The test awaits the events themselves, never a sleep.
+    out = run('''
+import asyncio
+setup()
+async def main():
+    task = b.start()
+    got = []
+    pins[OK].press(); clk.advance(100); pins[OK].release(); clk.advance(30)
+    got.append(await asyncio.wait_for_ms(b.get(), 2000))
+    pins[A].press(); clk.advance(50); pins[A].release(); clk.advance(30)
+    got.append(await asyncio.wait_for_ms(b.get(), 2000))
+    # held 900 ms and released before the task even ran: the timestamps still say LONG
+    pins[NEXT].press(); clk.advance(900); pins[NEXT].release(); clk.advance(50)
+    got.append(await asyncio.wait_for_ms(b.get(), 2000))
+    pins[A].press(); pins[C].press(); clk.advance(60); pins[A].release(); pins[C].release()
+    clk.advance(50)
+    got.append(await asyncio.wait_for_ms(b.get(), 2000))
+    # heap per event, end to end: edge -> ISR -> task -> queue -> the awaiting UI
+    gc.collect(); gc.disable()
+    m0 = gc.mem_alloc()
+    for k in range(5):
+        pins[PREV].press(); clk.advance(60); pins[PREV].release(); clk.advance(40)
+        got.append(await b.get())
+    m1 = gc.mem_alloc()
+    gc.enable()
+    for ev in got:
+        print("G", K.describe(ev))
+    print("R heap_per_event", (m1 - m0) // 5)
+    print("R same_task", task is b.start())
+    b.deinit()
+    await asyncio.sleep_ms(0)
+    print("R detached", pins[A]._handler is None, task.done())
+asyncio.run(main())
+''', timeout=30)
+    got = [line[2:] for line in out.splitlines() if line.startswith("G ")]
+    assert got == ["SHORT OK", "PRESS A", "LONG NEXT", "CHORD A+C"] + ["SHORT PREV"] * 5
+    r = results(out)
+    assert r["same_task"] == "True"
+    assert r["detached"] == "True True"
+    assert int(r["heap_per_event"]) <= 512
