@@ -240,3 +240,31 @@ def test_sasku_room_is_over_when_boards_are_played():
     m.apply({"seq": 3, "type": "deal", "board": 5, "contract": "ruutu", "maker": "B", "result": "seajann", "winner": "A"})
     s = m.summary()
     assert s["over"] and s["ended"] == "boards" and s["score"] == [2 + 7, 0] and s["boards"] == [[5, 7, 0], [6, 2, 0]]
+
+
+def _room(n, teams, deals, extra=None):
+    ev = [{"seq": 1, "type": "setup", "v": 1, "ruleset": "sasku", "room": n, "boards": [1, 2],
+           "sides": [{"id": "A", "name": teams[0], "team": teams[0]}, {"id": "B", "name": teams[1], "team": teams[1]}]}]
+    for d in deals:
+        ev.append(dict(d, seq=len(ev) + 1, type="deal"))
+    for e in extra or ():
+        ev.append(dict(e, seq=len(ev) + 1))
+    return ev
+
+
+def test_team_match_checks_the_rooms_and_disqualification():
+    from nakk.rules.sasku import team_match
+    d1 = {"board": 1, "contract": "suit", "maker": "A", "result": "win", "winner": "A"}
+    r1 = _room(1, ("X", "Y"), [d1])
+    r2 = _room(2, ("Y", "X"), [d1])
+    res = team_match(r1, r2)
+    assert res["totals"] == [2, 2] and res["winner"] is None and res["unplayed"] == [2]
+    for bad in (_room(1, ("X", "Y"), [d1]), _room(2, ("X", "Y"), [d1]), _room(2, ("Y", "Z"), [d1])):
+        try:
+            team_match(r1, bad)
+        except EventError:
+            continue
+        raise AssertionError("accepted a mismatched room")
+    r2q = _room(2, ("Y", "X"), [d1], [{"type": "penalty", "offence": "illegal-info", "by": "A"}])
+    res = team_match(r1, r2q)
+    assert res["disqualified"] == ["Y"] and res["winner"] == "X"

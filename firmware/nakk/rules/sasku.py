@@ -315,5 +315,7 @@ def team_match(room_a, room_b):
     for m, teams in ((m1, t1), (m2, t2)):
         if m.st.disqualified is not None:
             disq.append(teams[m.st.disqualified])
+    if len(disq) == 1:  # T-P2 (TS-07): a removed team forfeits the match
+        winner = names[1] if disq[0] == names[0] else names[0]
     return {"teams": list(names), "boards": lines, "totals": totals, "winner": winner,
             "unplayed": unplayed, "disqualified": disq}
