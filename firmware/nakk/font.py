@@ -1,0 +1,580 @@
+"""Nakk font: 8 px proportional text with Estonian letters and card suits, and 18x32 score digits, drawn on a MONO_VLSB framebuf without heap allocation."""
+
+# Text is drawn glyph by glyph: the glyph's 5 column bytes are copied into one
+# preallocated 5x8 framebuf which is blitted with transparency (through an
+# inverting palette for colour 0), so clipping at the screen edge is framebuf's. Score digits are
+# framebufs over one bytearray, made once at import. Nothing allocates per call:
+#   - bytes / bytearray / memoryview in UTF-8 are decoded here, byte by byte;
+#   - int is formatted into a module buffer (score, deal number) without str();
+#   - str works too: MicroPython interns the 1-char strings that iterating a
+#     str yields, so each character costs a few bytes of qstr pool the first
+#     time it is ever drawn, and nothing after. warm() interns the whole
+#     character set at boot, so str text allocates nothing from then on.
+#
+# Layout of a text glyph: an 8-row cell, bit 0 of a column byte is the top
+# row. Capitals and digits use rows 0-6, the x-height is rows 2-6, row 7
+# holds descenders; ä ö ü keep their body and carry the dots in row 0; õ š ž
+# (two-row accents) and the accented capitals use a shorter body. Glyphs are
+# 1-5 columns wide with 1 blank column between them.
+#
+# Code points: printable ASCII, õ ä ö ü š ž Õ Ä Ö Ü Š Ž, ♦ ♣ ♥ ♠ (also the
+# control bytes 1-4, in that order, for callers that build bytes), … ← → ↑ ↓
+# ✓ ° ·. Anything else draws as a hollow box.
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+try:
+    import framebuf as _fbuf
+except ImportError:  # CPython: draw through fb.pixel() / fb.fill_rect()
+    _fbuf = None
+
+from array import array
+
+HEIGHT = const(8)    # text cell height in pixels
+LINE = const(9)      # suggested line pitch (descenders clear the next line)
+BIG_H = const(32)    # score digit height
+BIG_W = const(18)    # score digit width (0-9; '-' is 12, ':' 4, ' ' 8)
+
+LEFT = const(0)      # align: x is the left edge
+CENTER = const(1)    # x is the centre
+RIGHT = const(2)     # x is the right edge (exclusive)
+
+RUUTU = "\u2666"     # ♦ diamonds
+RISTI = "\u2663"     # ♣ clubs
+ARTU = "\u2665"      # ♥ hearts
+POTI = "\u2660"      # ♠ spades
+
+_GAP = const(1)      # blank columns between text glyphs
+_BIG_GAP = const(2)  # blank columns between score glyphs
+_NASCII = const(95)  # glyphs 0-94 are ASCII 32-126
+_SUIT0 = const(107)  # index of ♦ (then ♣ ♥ ♠)
+_ELLIPSIS = const(111)
+_UNKNOWN = const(119)
+_NGLYPHS = const(120)
+_SLOT = const(6)     # bytes per text glyph: width + 5 columns
+
+# Code points of glyphs 95.. in order (ASCII 32-126 come first).
+_EXTRA = (
+    0xF5, 0xE4, 0xF6, 0xFC, 0x161, 0x17E,         # õ ä ö ü š ž
+    0xD5, 0xC4, 0xD6, 0xDC, 0x160, 0x17D,         # Õ Ä Ö Ü Š Ž
+    0x2666, 0x2663, 0x2665, 0x2660,               # ♦ ♣ ♥ ♠
+    0x2026, 0x2190, 0x2192, 0x2191, 0x2193,       # … ← → ↑ ↓
+    0x2713, 0xB0, 0xB7, 0x25AE,                   # ✓ ° · ▮ (unknown)
+)
+
+# Text glyphs, 6 bytes each: the width, then 5 column bytes (bit 0 = top row),
+# unused columns 0. Glyph g starts at byte 6 * g.
+_FONT = (
+    b"\x03\x00\x00\x00\x00\x00"  # space
+    b"\x01\x5f\x00\x00\x00\x00"  # !
+    b"\x03\x03\x00\x03\x00\x00"  # "
+    b"\x05\x14\x7f\x14\x7f\x14"  # #
+    b"\x05\x24\x2a\x7f\x2a\x12"  # $
+    b"\x05\x23\x13\x08\x64\x62"  # %
+    b"\x05\x36\x49\x55\x22\x50"  # &
+    b"\x01\x03\x00\x00\x00\x00"  # '
+    b"\x03\x1c\x22\x41\x00\x00"  # (
+    b"\x03\x41\x22\x1c\x00\x00"  # )
+    b"\x05\x14\x08\x3e\x08\x14"  # *
+    b"\x05\x08\x08\x3e\x08\x08"  # +
+    b"\x02\x80\x60\x00\x00\x00"  # ,
+    b"\x04\x08\x08\x08\x08\x00"  # -
+    b"\x01\x40\x00\x00\x00\x00"  # .
+    b"\x05\x60\x10\x08\x04\x03"  # /
+    b"\x05\x3e\x51\x49\x45\x3e"  # 0
+    b"\x05\x00\x42\x7f\x40\x00"  # 1
+    b"\x05\x42\x61\x51\x49\x46"  # 2
+    b"\x05\x21\x41\x45\x4b\x31"  # 3
+    b"\x05\x18\x14\x12\x7f\x10"  # 4
+    b"\x05\x27\x45\x45\x45\x39"  # 5
+    b"\x05\x3c\x4a\x49\x49\x30"  # 6
+    b"\x05\x01\x71\x09\x05\x03"  # 7
+    b"\x05\x36\x49\x49\x49\x36"  # 8
+    b"\x05\x06\x49\x49\x29\x1e"  # 9
+    b"\x01\x24\x00\x00\x00\x00"  # :
+    b"\x02\x80\x64\x00\x00\x00"  # ;
+    b"\x04\x08\x14\x22\x41\x00"  # <
+    b"\x05\x14\x14\x14\x14\x14"  # =
+    b"\x04\x41\x22\x14\x08\x00"  # >
+    b"\x05\x02\x01\x51\x09\x06"  # ?
+    b"\x05\x3e\x41\x5d\x55\x1e"  # @
+    b"\x05\x7e\x09\x09\x09\x7e"  # A
+    b"\x05\x7f\x49\x49\x49\x36"  # B
+    b"\x05\x3e\x41\x41\x41\x22"  # C
+    b"\x05\x7f\x41\x41\x41\x3e"  # D
+    b"\x05\x7f\x49\x49\x49\x41"  # E
+    b"\x05\x7f\x09\x09\x09\x01"  # F
+    b"\x05\x3e\x41\x49\x49\x7a"  # G
+    b"\x05\x7f\x08\x08\x08\x7f"  # H
+    b"\x03\x41\x7f\x41\x00\x00"  # I
+    b"\x05\x20\x40\x41\x3f\x01"  # J
+    b"\x05\x7f\x08\x14\x22\x41"  # K
+    b"\x05\x7f\x40\x40\x40\x40"  # L
+    b"\x05\x7f\x02\x0c\x02\x7f"  # M
+    b"\x05\x7f\x04\x08\x10\x7f"  # N
+    b"\x05\x3e\x41\x41\x41\x3e"  # O
+    b"\x05\x7f\x09\x09\x09\x06"  # P
+    b"\x05\x3e\x41\x51\x21\x5e"  # Q
+    b"\x05\x7f\x09\x19\x29\x46"  # R
+    b"\x05\x46\x49\x49\x49\x31"  # S
+    b"\x05\x01\x01\x7f\x01\x01"  # T
+    b"\x05\x3f\x40\x40\x40\x3f"  # U
+    b"\x05\x1f\x20\x40\x20\x1f"  # V
+    b"\x05\x3f\x40\x38\x40\x3f"  # W
+    b"\x05\x63\x14\x08\x14\x63"  # X
+    b"\x05\x03\x04\x78\x04\x03"  # Y
+    b"\x05\x61\x51\x49\x45\x43"  # Z
+    b"\x03\x7f\x41\x41\x00\x00"  # [
+    b"\x05\x03\x04\x08\x10\x60"  # \
+    b"\x03\x41\x41\x7f\x00\x00"  # ]
+    b"\x05\x04\x02\x01\x02\x04"  # ^
+    b"\x05\x80\x80\x80\x80\x80"  # _
+    b"\x02\x01\x02\x00\x00\x00"  # `
+    b"\x04\x20\x54\x54\x78\x00"  # a
+    b"\x04\x7f\x44\x44\x38\x00"  # b
+    b"\x04\x38\x44\x44\x44\x00"  # c
+    b"\x04\x38\x44\x44\x7f\x00"  # d
+    b"\x04\x38\x54\x54\x58\x00"  # e
+    b"\x04\x04\x7e\x05\x01\x00"  # f
+    b"\x04\x18\xa4\xa4\x7c\x00"  # g
+    b"\x04\x7f\x04\x04\x78\x00"  # h
+    b"\x01\x7d\x00\x00\x00\x00"  # i
+    b"\x03\x80\x80\x7d\x00\x00"  # j
+    b"\x04\x7f\x10\x28\x44\x00"  # k
+    b"\x01\x7f\x00\x00\x00\x00"  # l
+    b"\x05\x7c\x04\x7c\x04\x78"  # m
+    b"\x04\x7c\x04\x04\x78\x00"  # n
+    b"\x04\x38\x44\x44\x38\x00"  # o
+    b"\x04\xfc\x24\x24\x18\x00"  # p
+    b"\x04\x18\x24\x24\xfc\x00"  # q
+    b"\x04\x7c\x08\x04\x04\x00"  # r
+    b"\x04\x48\x54\x54\x24\x00"  # s
+    b"\x03\x04\x3e\x44\x00\x00"  # t
+    b"\x04\x3c\x40\x40\x7c\x00"  # u
+    b"\x05\x1c\x20\x40\x20\x1c"  # v
+    b"\x05\x3c\x40\x30\x40\x3c"  # w
+    b"\x05\x44\x28\x10\x28\x44"  # x
+    b"\x04\x1c\xa0\xa0\x7c\x00"  # y
+    b"\x04\x64\x54\x4c\x44\x00"  # z
+    b"\x03\x08\x36\x41\x00\x00"  # {
+    b"\x01\x7f\x00\x00\x00\x00"  # |
+    b"\x03\x41\x36\x08\x00\x00"  # }
+    b"\x05\x08\x04\x04\x08\x04"  # ~
+    b"\x04\x32\x49\x4a\x31\x00"  # õ U+00F5
+    b"\x04\x21\x54\x54\x79\x00"  # ä U+00E4
+    b"\x04\x39\x44\x44\x39\x00"  # ö U+00F6
+    b"\x04\x3d\x40\x40\x7d\x00"  # ü U+00FC
+    b"\x04\x51\x5a\x6a\x29\x00"  # š U+0161
+    b"\x04\x49\x6a\x5a\x49\x00"  # ž U+017E
+    b"\x05\x32\x49\x49\x4a\x31"  # Õ U+00D5
+    b"\x05\x78\x15\x14\x15\x78"  # Ä U+00C4
+    b"\x05\x38\x45\x44\x45\x38"  # Ö U+00D6
+    b"\x05\x3c\x41\x40\x41\x3c"  # Ü U+00DC
+    b"\x05\x50\x59\x4a\x69\x28"  # Š U+0160
+    b"\x05\x48\x69\x7a\x59\x48"  # Ž U+017D
+    b"\x05\x08\x1c\x3e\x1c\x08"  # ♦ U+2666
+    b"\x05\x1c\x5f\x6b\x5f\x1c"  # ♣ U+2663
+    b"\x05\x0c\x1e\x3c\x1e\x0c"  # ♥ U+2665
+    b"\x05\x1c\x4e\x7f\x4e\x1c"  # ♠ U+2660
+    b"\x05\x40\x00\x40\x00\x40"  # … U+2026
+    b"\x05\x08\x1c\x2a\x08\x08"  # ← U+2190
+    b"\x05\x08\x08\x2a\x1c\x08"  # → U+2192
+    b"\x05\x04\x02\x7f\x02\x04"  # ↑ U+2191
+    b"\x05\x10\x20\x7f\x20\x10"  # ↓ U+2193
+    b"\x05\x08\x10\x08\x04\x02"  # ✓ U+2713
+    b"\x03\x02\x05\x02\x00\x00"  # ° U+00B0
+    b"\x01\x08\x00\x00\x00\x00"  # · U+00B7
+    b"\x05\x7f\x41\x41\x41\x7f"  # ▮ U+25AE
+)
+
+# Score glyphs 0-9 - : space: per glyph its width, then 4 pages of `width`
+# bytes each (a MONO_VLSB framebuf of width x 32). A bytearray, because
+# framebuf needs a writable buffer; the literal is dropped after import.
+_BIG = bytearray(
+    b"\x12"  # '0', 18 x 32, pages 0-3
+    b"\x80\xe0\xf8\xfc\xfe\x3e\x1f\x1f\x0f\x0f\x1f\x1f\x3e\xfe\xfc\xf8\xe0\x80"
+    b"\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff"
+    b"\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff"
+    b"\x01\x07\x1f\x3f\x7f\x7c\xf8\xf8\xf0\xf0\xf8\xf8\x7c\x7f\x3f\x1f\x07\x01"
+    b"\x12"  # '1', 18 x 32, pages 0-3
+    b"\x00\x80\xc0\xe0\xf0\xf0\xf8\x7c\xfe\xff\xff\xff\xfe\x00\x00\x00\x00\x00"
+    b"\x00\x01\x03\x03\x03\x01\x00\x00\xff\xff\xff\xff\xff\x00\x00\x00\x00\x00"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\xff\x00\x00\x00\x00\x00"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff\xff\xff\x7f\x00\x00\x00\x00\x00"
+    b"\x12"  # '2', 18 x 32, pages 0-3
+    b"\x80\xe0\xf8\xfc\xfe\x3e\x1f\x1f\x0f\x0f\x1f\x1f\x3e\xfe\xfc\xf8\xe0\x80"
+    b"\x1f\x1f\x3f\x1f\x00\x00\x00\x00\x00\x00\x00\x80\xe0\xf0\xff\xff\x7f\x1f"
+    b"\x00\x00\x00\x00\x80\xc0\xe0\xf0\xfc\xfe\x7f\x1f\x0f\x07\x01\x00\x00\x00"
+    b"\x60\xf8\xfc\xfe\xff\xff\xff\xf3\xf1\xf0\xf0\xf0\xf0\xf0\xf0\xf0\xf0\x60"
+    b"\x12"  # '3', 18 x 32, pages 0-3
+    b"\xc0\xf0\xf8\xfc\x7e\x3e\x1f\x0f\x0f\x0f\x0f\x1f\x3e\x7e\xfc\xf8\xf0\xc0"
+    b"\x01\x03\x03\x01\x00\x00\x00\x80\xc0\xc0\xc0\xe0\xf0\xf8\xff\x7f\x3f\x0f"
+    b"\x80\xc0\xc0\x80\x00\x00\x00\x01\x03\x03\x03\x07\x0f\x1f\xff\xfe\xfc\xf0"
+    b"\x03\x0f\x1f\x3f\x7e\x7c\xf8\xf0\xf0\xf0\xf0\xf8\x7c\x7e\x3f\x1f\x0f\x03"
+    b"\x12"  # '4', 18 x 32, pages 0-3
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\xc0\xf0\xfc\xfe\xff\xdf\x8e\x00\x00\x00"
+    b"\x00\x00\x00\x80\xe0\xf8\xfe\xff\x7f\x1f\x07\xff\xff\xff\xff\x00\x00\x00"
+    b"\x70\xf8\xfe\xff\xff\xff\xf3\xf0\xf0\xf0\xf0\xff\xff\xff\xff\xf0\xf0\xf0"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x7f\xff\xff\x7f\x00\x00\x00"
+    b"\x12"  # '5', 18 x 32, pages 0-3
+    b"\xfc\xff\xff\xff\xff\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x06"
+    b"\x3f\xff\xff\xff\xff\xf0\xf8\x78\x78\x78\x78\xf8\xf0\xf0\xe0\xc0\x00\x00"
+    b"\x00\x03\x03\x07\x03\x01\x00\x00\x00\x00\x00\x00\x01\x07\xff\xff\xff\xfc"
+    b"\x00\x07\x1f\x3f\x7f\x7c\xf8\xf8\xf0\xf0\xf8\xf8\x7c\x7f\x3f\x1f\x07\x01"
+    b"\x12"  # '6', 18 x 32, pages 0-3
+    b"\x80\xe0\xf8\xfc\xfe\x3e\x1f\x1f\x0f\x0f\x1f\x1f\x3e\x7e\x7c\x78\x00\x00"
+    b"\xff\xff\xff\xff\xe0\xe0\xf0\xf0\xf0\xf0\xf0\xf0\xe0\xe0\xc0\x80\x00\x00"
+    b"\xff\xff\xff\xff\x0f\x03\x01\x00\x00\x00\x00\x01\x03\x0f\xff\xff\xff\xf8"
+    b"\x01\x07\x1f\x3f\x7f\x7c\xf8\xf8\xf0\xf0\xf8\xf8\x7c\x7f\x3f\x1f\x07\x01"
+    b"\x12"  # '7', 18 x 32, pages 0-3
+    b"\x06\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\x0f\xcf\xff\xff\xff\x7f\x0e"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\xf0\xfe\xff\xff\x1f\x03\x00\x00"
+    b"\x00\x00\x00\x00\x00\x00\x00\xe0\xfc\xff\xff\x7f\x0f\x00\x00\x00\x00\x00"
+    b"\x00\x00\x00\x00\x00\x70\xfe\xff\x7f\x1f\x03\x00\x00\x00\x00\x00\x00\x00"
+    b"\x12"  # '8', 18 x 32, pages 0-3
+    b"\x00\xc0\xf0\xf8\xfc\x7e\x3f\x1f\x0f\x0f\x1f\x3f\x7e\xfc\xf8\xf0\xc0\x00"
+    b"\x00\x1f\x7f\xff\xff\xf8\xe0\xe0\xe0\xe0\xe0\xe0\xf8\xff\xff\x7f\x1f\x00"
+    b"\xf0\xfc\xff\xff\x1f\x07\x03\x07\x07\x07\x07\x03\x07\x1f\xff\xff\xfc\xf0"
+    b"\x03\x0f\x1f\x3f\x7f\x7c\xf8\xf0\xf0\xf0\xf0\xf8\x7c\x7f\x3f\x1f\x0f\x03"
+    b"\x12"  # '9', 18 x 32, pages 0-3
+    b"\x80\xe0\xf8\xfc\xfe\x3e\x1f\x1f\x0f\x0f\x1f\x1f\x3e\xfe\xfc\xf8\xe0\x80"
+    b"\x1f\xff\xff\xff\xf0\xc0\x80\x00\x00\x00\x00\x80\xc0\xf0\xff\xff\xff\xff"
+    b"\x00\x00\x01\x03\x07\x07\x0f\x0f\x0f\x0f\x0f\x0f\x07\x07\xff\xff\xff\xff"
+    b"\x00\x00\x1e\x3e\x7e\x7c\xf8\xf8\xf0\xf0\xf8\xf8\x7c\x7f\x3f\x1f\x07\x01"
+    b"\x0c"  # '-', 12 x 32, pages 0-3
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    b"\xc0\xc0\xc0\xc0\xc0\xc0\xc0\xc0\xc0\xc0\xc0\xc0"
+    b"\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+    b"\x04"  # ':', 4 x 32, pages 0-3
+    b"\x00\x00\x00\x00"
+    b"\x0f\x0f\x0f\x0f"
+    b"\xf0\xf0\xf0\xf0"
+    b"\x00\x00\x00\x00"
+    b"\x08"  # ' ', 8 x 32, pages 0-3
+    b"\x00\x00\x00\x00\x00\x00\x00\x00"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00"
+    b"\x00\x00\x00\x00\x00\x00\x00\x00"
+)
+
+_BIG_MINUS = const(10)
+_BIG_COLON = const(11)
+_BIG_SPACE = const(12)
+_NBIG = const(13)
+
+# ---- tables and buffers, made once at import
+
+_BOFF = array("H", bytes(2 * _NBIG))
+_NUM = bytearray(12)                        # an int formatted as ASCII
+
+
+def _index_tables():
+    if len(_FONT) != _SLOT * _NGLYPHS:
+        raise ValueError("font table")
+    o = 0
+    for g in range(_NBIG):
+        _BOFF[g] = o
+        o += _BIG[o] * 4 + 1
+    if o != len(_BIG):
+        raise ValueError("big digit table")
+
+
+_index_tables()
+
+if _fbuf is not None:
+    _SCR = bytearray(_SLOT - 1)
+    _SFB = _fbuf.FrameBuffer(_SCR, _SLOT - 1, HEIGHT, _fbuf.MONO_VLSB)
+    _INV = _fbuf.FrameBuffer(bytearray(1), 2, 1, _fbuf.MONO_HLSB)
+    _INV.pixel(0, 0, 1)   # palette for colour 0: glyph ink -> 0, background -> 1 = key
+    _INV.pixel(1, 0, 0)
+    _BIGMV = memoryview(_BIG)
+    _BIGFB = tuple(
+        _fbuf.FrameBuffer(_BIGMV[_BOFF[g] + 1:_BOFF[g] + 1 + 4 * _BIG[_BOFF[g]]],
+                          _BIG[_BOFF[g]], BIG_H, _fbuf.MONO_VLSB)
+        for g in range(_NBIG))
+else:
+    _SCR = _SFB = _INV = _BIGFB = None
+
+
+def glyph_index(cp):
+    """Glyph number for a code point (the hollow box if the font lacks it)."""
+    if 32 <= cp < 127:
+        return cp - 32
+    if 1 <= cp <= 4:
+        return _SUIT0 + cp - 1
+    g = _NASCII
+    for c in _EXTRA:
+        if c == cp:
+            return g
+        g += 1
+    return _UNKNOWN
+
+
+def glyph(g):
+    """(offset, width) of glyph g's columns in font_data(); for tests and tools."""
+    o = g * _SLOT
+    return o + 1, _FONT[o]
+
+
+def font_data():
+    return _FONT
+
+
+def big_glyph(ch):
+    """(offset, width) of a score glyph's 4 x width page bytes in big_data()."""
+    o = _BOFF[_big_index(ch)]
+    return o + 1, _BIG[o]
+
+
+def big_data():
+    return _BIG
+
+
+def _big_index(c):
+    if 48 <= c <= 57:
+        return c - 48
+    if c == 45:
+        return _BIG_MINUS
+    if c == 58:
+        return _BIG_COLON
+    if c == 32:
+        return _BIG_SPACE
+    return -1
+
+
+def _int_to_num(n):
+    """Write int n as ASCII into _NUM; return its length. No allocation for small ints."""
+    neg = n < 0
+    if neg:
+        n = -n
+    k = 0
+    while True:
+        _NUM[k] = 48 + n % 10
+        n //= 10
+        k += 1
+        if n == 0 or k >= 11:
+            break
+    if neg:
+        _NUM[k] = 45
+        k += 1
+    i = 0
+    j = k - 1
+    while i < j:
+        t = _NUM[i]
+        _NUM[i] = _NUM[j]
+        _NUM[j] = t
+        i += 1
+        j -= 1
+    return k
+
+
+# ---- text
+
+def _put(fb, g, x, y, color, scale):
+    """Draw glyph g with its top-left at (x, y); return its width in columns."""
+    f = _FONT
+    o = g * _SLOT
+    w = f[o]
+    if scale == 1 and _SFB is not None:
+        scr = _SCR
+        scr[0] = f[o + 1]
+        scr[1] = f[o + 2]
+        scr[2] = f[o + 3]
+        scr[3] = f[o + 4]
+        scr[4] = f[o + 5]
+        if color:
+            fb.blit(_SFB, x, y, 0)
+        else:
+            fb.blit(_SFB, x, y, 1, _INV)
+        return w
+    k = 0
+    while k < w:
+        o += 1
+        b = f[o]
+        r = 0
+        while b:
+            if b & 1:
+                if scale == 1:
+                    fb.pixel(x + k, y + r, color)
+                else:
+                    fb.fill_rect(x + k * scale, y + r * scale, scale, scale, color)
+            b >>= 1
+            r += 1
+        k += 1
+    return w
+
+
+def _cp_at(s, i, n):
+    """Decode the UTF-8 sequence at s[i]; return cp << 3 | its length (one small int).
+
+    A malformed or truncated sequence is one U+FFFD (drawn as the box)."""
+    c = s[i]
+    if c < 0x80:
+        return c << 3 | 1
+    if c < 0xC0:              # stray continuation byte
+        return 0xFFFD << 3 | 1
+    if c < 0xE0:
+        if i + 1 < n and s[i + 1] & 0xC0 == 0x80:
+            return ((c & 0x1F) << 6 | (s[i + 1] & 0x3F)) << 3 | 2
+        return 0xFFFD << 3 | 1
+    if c < 0xF0:
+        if i + 2 < n and s[i + 1] & 0xC0 == 0x80 and s[i + 2] & 0xC0 == 0x80:
+            return ((c & 0x0F) << 12 | (s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F)) << 3 | 3
+        k = 1
+        while k < 3 and i + k < n and s[i + k] & 0xC0 == 0x80:
+            k += 1
+        return 0xFFFD << 3 | k
+    k = 1
+    while k < 4 and i + k < n and s[i + k] & 0xC0 == 0x80:
+        k += 1
+    return 0xFFFD << 3 | k
+
+
+def _run(fb, s, n, x, y, color, scale, clip):
+    """Draw (fb not None) or measure the first n bytes of s, or all of str s.
+
+    clip > 0: stop before a glyph that would leave no room for '…' within clip
+    pixels, and draw '…' there. Returns the width from x to the last ink column."""
+    step = _GAP * scale
+    cx = x
+    if clip:
+        ell = _FONT[_ELLIPSIS * _SLOT] * scale
+    if isinstance(s, str):
+        for ch in s:
+            g = glyph_index(ord(ch))
+            w = _FONT[g * _SLOT] * scale
+            if clip and cx - x + w + step + ell > clip:
+                if fb is not None:
+                    _put(fb, _ELLIPSIS, cx, y, color, scale)
+                return cx - x + ell
+            if fb is not None:
+                _put(fb, g, cx, y, color, scale)
+            cx += w + step
+    else:
+        i = 0
+        while i < n:
+            v = _cp_at(s, i, n)
+            i += v & 7
+            g = glyph_index(v >> 3)
+            w = _FONT[g * _SLOT] * scale
+            if clip and cx - x + w + step + ell > clip:
+                if fb is not None:
+                    _put(fb, _ELLIPSIS, cx, y, color, scale)
+                return cx - x + ell
+            if fb is not None:
+                _put(fb, g, cx, y, color, scale)
+            cx += w + step
+    return cx - x - step if cx > x else 0
+
+
+def width(s, scale=1):
+    """Width in pixels of text s (str, UTF-8 bytes/bytearray/memoryview, or int)."""
+    if isinstance(s, int):
+        return _run(None, _NUM, _int_to_num(s), 0, 0, 1, scale, 0)
+    return _run(None, s, len(s), 0, 0, 1, scale, 0)
+
+
+def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1):
+    """Draw s with its cell's top-left at (x, y) (or aligned on x); return the width drawn.
+
+    s: str, UTF-8 bytes/bytearray/memoryview, or int. Ink only: the background
+    is left as it is (clear it with fb.fill_rect first). color 0 draws dark
+    ink on a lit background. max_w > 0 truncates with '…' to fit. scale 2 or
+    more draws each pixel as a scale x scale block."""
+    if isinstance(s, int):
+        n = _int_to_num(s)
+        s = _NUM
+    else:
+        n = len(s)
+    clip = 0
+    if max_w > 0 or align != LEFT:
+        w = _run(None, s, n, 0, 0, 1, scale, 0)
+        if max_w > 0 and w > max_w:
+            clip = max_w
+            w = _run(None, s, n, 0, 0, 1, scale, clip)
+        if align == CENTER:
+            x -= w // 2
+        elif align == RIGHT:
+            x -= w
+    return _run(fb, s, n, x, y, color, scale, clip)
+
+
+def codepoints():
+    """The code points the font draws, in glyph order (the last is the box for anything else)."""
+    return list(range(32, 127)) + list(_EXTRA)
+
+
+def warm():
+    """Intern every character of the font as a 1-char str, so str text never allocates later.
+
+    Call once at boot; returns the number of characters."""
+    n = 0
+    for cp in range(32, 127):
+        n += len(chr(cp))
+    for cp in _EXTRA:
+        n += len(chr(cp))
+    return n
+
+
+# ---- score digits
+
+def _big_run(fb, s, n, x, y, color):
+    cx = x
+    strs = isinstance(s, str)
+    i = 0
+    while i < n:
+        g = _big_index(ord(s[i]) if strs else s[i])
+        i += 1
+        if g < 0:
+            continue
+        o = _BOFF[g]
+        w = _BIG[o]
+        if fb is not None:
+            if _BIGFB is not None:
+                if color:
+                    fb.blit(_BIGFB[g], cx, y, 0)
+                else:
+                    fb.blit(_BIGFB[g], cx, y, 1, _INV)
+            else:
+                _big_pixels(fb, o, w, cx, y, color)
+        cx += w + _BIG_GAP
+    return cx - x - _BIG_GAP if cx > x else 0
+
+
+def _big_pixels(fb, o, w, x, y, color):
+    for p in range(4):
+        for k in range(w):
+            b = _BIG[o + 1 + p * w + k]
+            r = 0
+            while b:
+                if b & 1:
+                    fb.pixel(x + k, y + p * 8 + r, color)
+                b >>= 1
+                r += 1
+
+
+def digits_width(s):
+    """Width in pixels of score text s (digits, '-', ':', ' '; str, bytes or int)."""
+    if isinstance(s, int):
+        return _big_run(None, _NUM, _int_to_num(s), 0, 0, 1)
+    return _big_run(None, s, len(s), 0, 0, 1)
+
+
+def digits(fb, s, x, y, color=1, align=LEFT):
+    """Draw score text s (0-9 - : and space; str, bytes or int) 32 px tall; return its width.
+
+    Other characters are skipped. Ink only, like text()."""
+    if isinstance(s, int):
+        n = _int_to_num(s)
+        s = _NUM
+    else:
+        n = len(s)
+    if align != LEFT:
+        w = _big_run(None, s, n, 0, 0, 1)
+        x -= w // 2 if align == CENTER else w
+    return _big_run(fb, s, n, x, y, color)
