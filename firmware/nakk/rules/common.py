@@ -42,6 +42,30 @@ def other(i):
     return 1 - i
 
 
+def _pair(ev, field, total):
+    v = ev[field]
+    if len(v) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= total for x in v):
+        raise EventError(field, "two whole numbers 0..%d, side A first" % total)
+    if v[0] + v[1] != total:
+        raise EventError(field, "must add up to %d" % total)
+    return v
+
+
+def eyes_and_tricks(ev):
+    """The optional exact detail of a two-pair deal: (eyes, tricks), each [A, B] or None, checked."""
+    tricks = _pair(ev, "tricks", 9) if "tricks" in ev else None
+    if "eyes" not in ev:
+        if tricks is not None:
+            raise EventError("eyes", "give the eyes (card points) with the tricks")
+        return None, None
+    eyes = _pair(ev, "eyes", 120)
+    if tricks is not None:
+        for i in range(2):
+            if tricks[i] == 0 and eyes[i] != 0:
+                raise EventError("eyes", "a pair with no trick has no eyes")
+    return eyes, tricks
+
+
 # ---------------------------------------------------------------- settings
 
 class IntRange:

@@ -5,7 +5,7 @@ References: shared/rules/saare-2020.md, saare-classic.md, ambiguities.md
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, State, choice, step, other
+from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, step, other
 
 SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
     "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
@@ -240,7 +240,7 @@ class Saare(Ruleset):
         result = ev.get("result")
         winner = self.side(ev, "winner", False)
         if "eyes" in ev:
-            eyes = _pair(ev, "eyes", 120)
+            eyes = eyes_and_tricks(ev)[0]
             if eyes[0] == 60:
                 derived = None
             else:
@@ -390,27 +390,11 @@ def _known(table, ident):
     return False
 
 
-def _pair(ev, field, total):
-    v = ev[field]
-    if len(v) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= total for x in v):
-        raise EventError(field, "two whole numbers 0..%d, side A first" % total)
-    if v[0] + v[1] != total:
-        raise EventError(field, "must add up to %d" % total)
-    return v
-
-
 def _derive(ev, maker):
     """(result, winner) from exact eyes and tricks, or None when eyes were not given."""
-    tricks = _pair(ev, "tricks", 9) if "tricks" in ev else None
-    if "eyes" not in ev:
-        if tricks is not None:
-            raise EventError("eyes", "give the eyes with the tricks")
+    eyes, tricks = eyes_and_tricks(ev)
+    if eyes is None:
         return None
-    eyes = _pair(ev, "eyes", 120)
-    if tricks is not None:
-        for i in range(2):
-            if tricks[i] == 0 and eyes[i] != 0:
-                raise EventError("eyes", "a pair with no trick has no eyes")
     if eyes[maker] == 60:
         return POKK, None
     winner = maker if eyes[maker] >= 61 else other(maker)

@@ -7,7 +7,7 @@ event lists. References: shared/rules/sasku-tournament.md, ambiguities.md
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, step, other
+from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, step, other
 
 SUIT, RUUTU, ULEKULA = "suit", "ruutu", "ulekula"
 CONTRACTS = (SUIT, RUUTU, ULEKULA)
@@ -206,26 +206,10 @@ class Sasku(Ruleset):
         return fixed, [step("contract", "Mäng", "Game", contracts), step("result", "Tulemus", "Result", results)]
 
 
-def _pair(ev, field, total):
-    v = ev[field]
-    if len(v) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= total for x in v):
-        raise EventError(field, "two whole numbers 0..%d, side A (NS) first" % total)
-    if v[0] + v[1] != total:
-        raise EventError(field, "must add up to %d" % total)
-    return v
-
-
 def _derive(ev, cfg):
-    tricks = _pair(ev, "tricks", 9) if "tricks" in ev else None
-    if "eyes" not in ev:
-        if tricks is not None:
-            raise EventError("eyes", "give the card points with the tricks")
+    eyes, tricks = eyes_and_tricks(ev)
+    if eyes is None:
         return None
-    eyes = _pair(ev, "eyes", 120)
-    if tricks is not None:
-        for i in range(2):
-            if tricks[i] == 0 and eyes[i] != 0:
-                raise EventError("eyes", "a pair with no trick has no card points")
     if eyes[0] == 60:
         return POKK, None
     winner = 0 if eyes[0] > 60 else 1
