@@ -65,12 +65,18 @@ def _fill(dst, doff: int, n: int, v: int):
 
 
 class NorFlash:
-    def __init__(self, blocks=64, block_size=4096):
+    def __init__(self, blocks=64, block_size=4096, share=None):
+        if share is not None:
+            # The same chips after a power cycle: same cells, same wear.
+            block_size, blocks = share.block_size, share.blocks
+            self.data = share.data
+            self.erase_counts = share.erase_counts
+        else:
+            self.data = bytearray(blocks * block_size)
+            _fill(self.data, 0, len(self.data), 0xFF)
+            self.erase_counts = array("I", [0] * blocks)
         self.block_size = block_size
         self.blocks = blocks
-        self.data = bytearray(blocks * block_size)
-        _fill(self.data, 0, len(self.data), 0xFF)
-        self.erase_counts = array("I", [0] * blocks)
         self.progs = 0          # program operations
         self.prog_bytes = 0     # bytes programmed
         self.erases = 0         # blocks erased
@@ -89,10 +95,14 @@ class NorFlash:
         self.cut_mode = mode
         self.dead = False
 
-    def power_on(self):
-        """Power is back: no cut pending, operations work again."""
-        self.cut_at = -1
-        self.dead = False
+    def power_cycle(self):
+        """Power comes back: a new device over the same cells.
+
+        This one stays dead for good, so that whatever still holds it (a
+        littlefs mount, a file left open whose finaliser runs later) can
+        never write to the flash again, as on a real reboot."""
+        self.dead = True
+        return NorFlash(share=self)
 
     def reset_counters(self):
         self.progs = 0
