@@ -51,6 +51,17 @@ def _pair(ev, field, total):
     return v
 
 
+def pokk_or_winner(result, winner):
+    """(result, winner) of a two-pair deal once its category is known: a pokk has no winner, anything else has one."""
+    if result == "pokk":
+        if winner is not None:
+            raise EventError("winner", "a pokk (60:60) has no winner")
+        return result, None
+    if winner is None:
+        raise EventError("winner", "missing")
+    return result, winner
+
+
 def eyes_and_tricks(ev):
     """The optional exact detail of a two-pair deal: (eyes, tricks), each [A, B] or None, checked."""
     tricks = _pair(ev, "tricks", 9) if "tricks" in ev else None

@@ -5,7 +5,7 @@ References: shared/rules/saare-2020.md, saare-classic.md, ambiguities.md
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, step, other
+from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, pokk_or_winner, step, other
 
 SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
     "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
@@ -223,13 +223,7 @@ class Saare(Ruleset):
             if winner is not None and winner != dwin:
                 raise EventError("winner", _eyes_say(dwin))
             winner = dwin
-        if result == POKK:
-            if winner is not None:
-                raise EventError("winner", "a pokk (60:60) has no winner")
-            return POKK, None
-        if winner is None:
-            raise EventError("winner", "missing")
-        return result, winner
+        return pokk_or_winner(result, winner)
 
     def _ulekula(self, st, ev, cfg):
         """All four passed under the üleküla ruutu policy (SM-16): 2 to the pair with more eyes."""

@@ -7,7 +7,7 @@ event lists. References: shared/rules/sasku-tournament.md, ambiguities.md
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, step, other
+from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, pokk_or_winner, step, other
 
 SUIT, RUUTU, ULEKULA = "suit", "ruutu", "ulekula"
 CONTRACTS = (SUIT, RUUTU, ULEKULA)
@@ -145,13 +145,7 @@ class Sasku(Ruleset):
             result, winner = dres, dwin
         if result is None:
             raise EventError("result", "missing (or give eyes and tricks)")
-        if result == POKK:
-            if winner is not None:
-                raise EventError("winner", "a pokk (60:60) has no winner")
-            return POKK, None
-        if winner is None:
-            raise EventError("winner", "missing")
-        return result, winner
+        return pokk_or_winner(result, winner)
 
     def _judged(self, ev, points, offender, cfg):
         """A rule violation (T-P1, TS-04): max(4, actual) to the non-offending side, 0 to the offender."""
