@@ -1,1 +1,25 @@
-"""Hardware backends: pico.py (the real board) and sim.py (the unix-port simulator)."""
+"""Hardware backends: pico.py (the real board) and sim.py (the unix-port simulator).
+
+A board module has one function, `build(**options)`, that builds every piece
+of hardware in one place and returns a Board: an object with these members,
+which is all app.py ever touches.
+
+    pins        tuple of 6 Pin-like objects in button order (A, B, C, PREV, OK,
+                NEXT); None for a button the box does not have (C on a
+                four-player box). Pulled up, pressed reads 0. For nakk.buttons.
+    clock       None (use `time`) or an object with ticks_ms/ticks_add/ticks_diff
+    buf         bytearray(1024): the frame, SSD1306 page layout (MONO_VLSB)
+    fb          framebuf.FrameBuffer over buf, 128 x 64
+    show(mask)  send pages of buf to the display: bit p of mask = page p
+                (rows 8p..8p+7); 0xFF = all. Returns the bytes sent.
+    rings       nakk.rings.Rings sized for this board's rings and power budget
+    leds()      write rings' committed colours to the LEDs
+    usb_host()  True while the box sits on a computer's USB (dim the rings)
+    mount()     mount the flash filesystem; returns the journal's directory
+    settings    path of the settings file (language), on the flash
+    serial      the byte stream the judge's link uses (USB CDC or a pty)
+    device_id() hex string: machine.unique_id() on the Pico
+    buzz(ms)    a short beep (may do nothing)
+    feed()      feed the watchdog (may do nothing)
+    maintenance() True when boot asked for maintenance mode (no app)
+"""

@@ -135,6 +135,9 @@ def _word(v):
 #              ok:   True when OK commits it (no side is asked)
 #              when: (field, values): offered only when an earlier answer is one of values
 #   side     the default side field for the step's choices (a choice may override)
+#   rest     optional: a side field already answered (e.g. "bidder"); OK on this
+#            step gives this step and every following step with the same
+#            `rest` to that side (their first choice)
 # The UI shows the choices in order, moves with PREV/NEXT and commits with OK
 # or the named side button. Nothing in the UI is written per game.
 
@@ -151,8 +154,10 @@ def choice(value, et, en, side=None, ok=False, when=None):
     return c
 
 
-def step(key, et, en, choices, side=None):
+def step(key, et, en, choices, side=None, rest=None):
     s = {"key": key, "label": (et, en), "choices": choices}
+    if rest is not None:
+        s["rest"] = rest
     if side is not None:
         for c in choices:
             if "side" not in c and not c.get("ok"):

@@ -141,13 +141,15 @@ class Schmier(Ruleset):
     def form(self, st, cfg):
         bids = [choice(b, str(b), str(b), side="bidder") for b in (3, 4, 5, 6)]
         steps = [step("bid", "Pakkumine", "Bid", bids)]
+        # OK on a point gives it and every point after it to the bidder's team
+        # ("rest"): the bidder takes most points, so most hands end early.
         for p in POINTS:
             et, en = _LABELS[p]
-            steps.append(step(p, et, en, [choice("team", et, en, side=p)]))
+            steps.append(step(p, et, en, [choice("team", et, en, side=p)], rest="bidder"))
         steps.append(step("game", "Mängupunkt", "Game", [
             choice("team", "Mängupunkt", "Game", side="game"),
             choice(None, "Viik: kellelegi", "Tie: nobody", ok=True),
-        ]))
+        ], rest="bidder"))
         return {}, steps
 
 

@@ -1,0 +1,178 @@
+"""Wires the box together on asyncio: board -> buttons -> ui -> table (journal) -> render -> display and rings.
+
+Boot: mount the flash, open the journal, fold the latest match back in (the
+box resumes where it was: score, whose deal, an unfinished entry is simply
+entered again), then run two tasks:
+  input   waits for a button event, hands it to the UI, and when the UI made
+          an entry draws the new score with "saving" first, then flushes the
+          journal (a flash erase may stall the chip), then draws again;
+  frames  every FRAME_MS: message timeouts, idle, ring animations, watchdog.
+A task that dies is reported on screen and on the console by a global
+exception handler, never silently.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+import asyncio
+import json
+import os
+
+from nakk import font
+from nakk import ui as U
+from nakk.buttons import Buttons
+from nakk.event import EventError, parse
+from nakk.journal import Journal, write_atomic
+from nakk.render import Screen
+from nakk.table import Table
+
+FRAME_MS = const(50)
+CHORD_MS = const(10)     # two side buttons within this are a chord (ignored); the price in latency
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+class App:
+    def __init__(self, board):
+        self.board = board
+        font.warm()
+        root = board.mount()
+        self.journal = Journal(root)
+        self.table = Table(self.journal)
+        self.assignment_path = root + "/assignment.json"
+        resumed = self.table.resume()
+        lang = 0
+        raw = _read(board.settings)
+        if raw:
+            try:
+                lang = 1 if json.loads(raw).get("lang") == "en" else 0
+            except (ValueError, AttributeError):
+                lang = 0
+        self.ui = U.Ui(self.table, clock=board.clock, lang=lang, on_lang=self._save_lang,
+                       assignment=self._assignment())
+        self.screen = Screen(board.fb, board.rings)
+        self.buttons = Buttons(board.pins, clock=board.clock, chord_ms=CHORD_MS)
+        self.waiting = self.table.waiting()
+        self.sent = 0          # bytes sent to the display since boot
+        self.handled = 0       # button events handled since boot
+        self.resumed = resumed
+        self.fault = None      # text of a task that died
+        if self.journal.damaged:
+            self.ui.say(U.W_SAVEFAIL, "journal")
+        started = getattr(board, "started", None)
+        if started is not None:
+            started(self)
+
+    # ------------------------------------------------------------ settings
+    def _save_lang(self, lang):
+        try:
+            write_atomic(self.board.settings, b'{"lang":"%s"}' % (b"en" if lang else b"et"))
+        except OSError:
+            self.ui.say(U.W_SAVEFAIL)
+
+    def _assignment(self):
+        raw = _read(self.assignment_path)
+        if not raw:
+            return None
+        try:
+            a = parse(raw)
+        except EventError:
+            return None
+        return a
+
+    # ------------------------------------------------------------ drawing
+    def frame(self):
+        ui = self.ui
+        mask = self.screen.draw(ui, self.table.pending is not None, self.waiting)
+        if mask:
+            self.sent += self.board.show(mask)
+        rings = self.board.rings
+        if rings is not None:
+            rings.dim(self.board.usb_host())
+            self.screen.leds(ui)
+            self.board.leds()
+
+    def on_event(self, ev):
+        """One button event, all the way to the screen and the flash."""
+        ui = self.ui
+        had = ui.assignment
+        ui.handle(ev)
+        self.handled += 1
+        if self.table.pending is not None:
+            self.frame()                      # the new score first, with "saving"
+            if not self.table.flush():
+                ui.resync()
+                ui.say(U.W_SAVEFAIL, self.table.error or "")
+            self.waiting = self.table.waiting()
+            if had is not None and ui.assignment is None:
+                try:
+                    os.remove(self.assignment_path)
+                except OSError:
+                    pass
+        self.frame()
+
+    # ------------------------------------------------------------ tasks
+    async def _input(self):
+        get = self.buttons.get
+        while True:
+            ev = await get()
+            try:
+                self.on_event(ev)
+            except Exception as e:   # report it and keep the box working
+                self._report("input", e)
+
+    async def _frames(self):
+        ui = self.ui
+        feed = self.board.feed
+        while True:
+            await asyncio.sleep_ms(FRAME_MS)
+            try:
+                ui.tick()
+                self.frame()
+            except Exception as e:
+                self._report("frames", e)
+            feed()
+
+    def _report(self, where, e):
+        self.fault = "%s: %r" % (where, e)
+        print("nakk:", self.fault)
+        try:
+            import sys
+            sys.print_exception(e)
+        except (AttributeError, ImportError):
+            pass
+        try:
+            self.ui.say(("Viga", "Error"), self.fault)
+            self.frame()
+        except Exception:
+            pass
+
+    def _died(self, loop, context):
+        # the global handler: any other task that dies is reported, never silent
+        self._report(context.get("message", "task"), context.get("exception"))
+
+    async def run(self):
+        asyncio.get_event_loop().set_exception_handler(self._died)
+        self.buttons.start()
+        self.frame()
+        await asyncio.gather(self._input(), self._frames())
+
+
+def main(board_module, **options):
+    """What main.py runs: maintenance mode leaves the REPL free; otherwise build the board and run."""
+    if board_module.maintenance():
+        print("nakk: maintenance mode: no app, the REPL is free (mpremote works)")
+        return None
+    board = board_module.build(**options)
+    app = App(board)
+    asyncio.run(app.run())
+    return app

@@ -1,0 +1,273 @@
+"""Screen state -> the 128x64 framebuf and the LED rings. Redraws only the regions whose content changed.
+
+The screen has three regions, each whole SSD1306 pages, so the display is
+sent only the pages a change touched:
+  head  page 0     deal number and who shuffles; "saving"; results waiting (↑n)
+  body  pages 1-6  the score (side names, 32 px digits), or a list / question
+  foot  page 7     the step being entered with its answer under the cursor, or a message
+Each region has a signature: a small integer built from the values it shows
+(no allocation); a region is drawn again only when its signature changes.
+Text comes from tables that already exist (rules, ui) and numbers are drawn
+straight from ints (nakk.font), so a frame allocates nothing once fonts are warm.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from nakk import font
+from nakk import ui as U
+
+_W = const(128)
+_HEAD = const(0x01)
+_BODY = const(0x7E)
+_FOOT = const(0x80)
+_MASK = const(0x1FFFFFFF)    # signatures stay small ints on the Pico
+_ROWS = const(4)             # list lines in the body
+
+
+def _mix(s, v):
+    return (s * 31 + v + 7) & _MASK
+
+
+class Screen:
+    def __init__(self, fb, rings=None):
+        """fb: a 128x64 FrameBuffer (the board's); rings: nakk.rings.Rings or None."""
+        self.fb = fb
+        self.rings = rings
+        self._sig = [-1, -1, -1]
+        self.frame = 0
+
+    def invalidate(self):
+        self._sig[0] = self._sig[1] = self._sig[2] = -1
+
+    # ------------------------------------------------------------ signatures
+    def _score_sig(self, s, m):
+        st = m.st
+        for i in range(st.sides):
+            s = _mix(s, st.score[i] & 0xFFFF)
+            s = _mix(s, st.bonus[i] & 0xFF)
+            s = _mix(s, st.marks[i])
+        return _mix(s, m.seq)
+
+    def draw(self, ui, saving=False, waiting=0):
+        """Draw what changed; returns the mask of pages to send (bit p = page p)."""
+        m = ui.table.match
+        mode = ui.mode
+        listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
+        base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)
+        head = _mix(_mix(_mix(base, 1 if saving else 0), waiting), ui.version if listed else 0)
+        body = base
+        foot = _mix(_mix(_mix(base, ui.version), ui.faults), 1 if ui.msg is not None else 0)
+        if m is not None and m.st is not None:
+            head = _mix(_mix(_mix(head, m.st.deals), m.st.shuffler), m.seq)
+            body = self._score_sig(body, m)
+        if listed or mode == U.END:
+            body = _mix(_mix(body, ui.version), ui.cursor)
+        mask = 0
+        if head != self._sig[0]:
+            self._sig[0] = head
+            self._head(ui, m, saving, waiting, listed)
+            mask |= _HEAD
+        if body != self._sig[1]:
+            self._sig[1] = body
+            self.fb.fill_rect(0, 8, _W, 48, 0)
+            if listed:
+                self._list(ui)
+            else:
+                self._score(ui, m)
+            mask |= _BODY
+        if foot != self._sig[2]:
+            self._sig[2] = foot
+            self._foot(ui, m)
+            mask |= _FOOT
+        return mask
+
+    # ------------------------------------------------------------ regions
+    def _head(self, ui, m, saving, waiting, listed):
+        fb = self.fb
+        fb.fill_rect(0, 0, _W, 8, 0)
+        lang = ui.lang
+        if listed:
+            font.text(fb, ui.word(ui.title), 0, 0, max_w=84)
+            if m is not None and m.st is not None:
+                self._small_score(m, 127)
+        elif m is not None and m.st is not None:
+            st = m.st
+            if st.boards is not None:
+                x = font.text(fb, U.W_BOARD[lang], 0, 0)
+                font.text(fb, m.rules.next_board(st) if not st.over else len(st.boards), x, 0)
+            else:
+                x = font.text(fb, U.W_DEAL[lang], 0, 0) + 4
+                font.text(fb, st.deals + (0 if st.over else 1), x, 0)
+            if not st.over:
+                x = 127 - font.width(U.seat_name(st.shuffler, st.sides))
+                font.text(fb, U.seat_name(st.shuffler, st.sides), x, 0)
+                font.text(fb, U.W_SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
+        if waiting:
+            # results on flash waiting for the judge: an inverse "↑n" in the middle
+            fb.fill_rect(56, 0, 16, 8, 1)
+            x = font.text(fb, "\u2191", 57, 0, 0)
+            font.text(fb, waiting, 57 + x + 1, 0, 0)
+        if saving:
+            fb.fill_rect(60, 0, 68, 8, 1)
+            font.text(fb, U.W_SAVING[lang], 94, 0, 0, align=font.CENTER)
+
+    def _small_score(self, m, right):
+        fb = self.fb
+        st = m.st
+        x = right
+        for i in range(st.sides - 1, -1, -1):
+            x -= font.width(st.score[i])
+            font.text(fb, st.score[i], x, 0)
+            if i:
+                x -= font.width(":") + 2
+                font.text(fb, ":", x + 1, 0)
+
+    def _score(self, ui, m):
+        fb = self.fb
+        if m is None or m.st is None:
+            font.text(fb, U.W_NEWMATCH[ui.lang], 64, 28, align=font.CENTER)
+            return
+        st = m.st
+        n = st.sides
+        sides = m.setup["sides"]
+        col = _W // n
+        final = st.over
+        for i in range(n):
+            cx = col * i + col // 2
+            name = sides[i].get("name", sides[i]["id"])
+            font.text(fb, name, cx, 9, align=font.CENTER, max_w=col - 2)
+            v = st.score[i] + st.bonus[i] if final else st.score[i]
+            font.digits(fb, v, cx, 18, align=font.CENTER)
+            if st.marks[i]:
+                # karvane marks under the score
+                x = cx - st.marks[i] * 3
+                for k in range(st.marks[i]):
+                    fb.fill_rect(x + 6 * k, 52, 4, 3, 1)
+            if final and st.bonus[i]:
+                font.text(fb, "+", cx + 20, 9)
+                font.text(fb, st.bonus[i], cx + 26, 9)
+        if n == 2:
+            fb.vline(64, 12, 40, 1)
+
+    def _list(self, ui):
+        fb = self.fb
+        y = 9
+        if ui.detail:
+            font.text(fb, ui.detail, 0, y, max_w=_W)
+            y += 10
+        items = ui.items
+        n = len(items)
+        rows = _ROWS if not ui.detail else _ROWS - 1
+        top = 0
+        if n > rows:
+            top = ui.cursor - rows // 2
+            if top < 0:
+                top = 0
+            if top > n - rows:
+                top = n - rows
+        for r in range(rows):
+            i = top + r
+            if i >= n:
+                break
+            if i == ui.cursor:
+                fb.fill_rect(0, y - 1, _W, 10, 1)
+                font.text(fb, ui.word(items[i]), 4, y, 0, max_w=_W - 8)
+            else:
+                font.text(fb, ui.word(items[i]), 4, y, max_w=_W - 8)
+            y += 10
+        if n > rows:
+            # scroll marks
+            if top > 0:
+                font.text(fb, "\u2191", 127, 9, align=font.RIGHT)
+            if top + rows < n:
+                font.text(fb, "\u2193", 127, 47, align=font.RIGHT)
+
+    def _foot(self, ui, m):
+        fb = self.fb
+        fb.fill_rect(0, 56, _W, 8, 0)
+        lang = ui.lang
+        if ui.msg is not None:
+            fb.fill_rect(0, 56, _W, 8, 1)
+            x = font.text(fb, ui.word(ui.msg), 1, 56, 0, max_w=_W - 2)
+            if ui.msg2:
+                font.text(fb, ui.msg2, x + 2, 56, 0, max_w=_W - x - 3)
+            return
+        mode = ui.mode
+        if ui.idle:
+            return
+        if mode == U.ENTRY:
+            x = font.text(fb, ui.word(ui.title), 0, 56, max_w=44) + 3
+            self._choice(ui, x)
+        elif mode == U.END:
+            self._answers(ui, m)
+        elif mode == U.DONE:
+            font.text(fb, U.W_JUDGE[lang], 64, 56, align=font.CENTER)
+        elif mode == U.START:
+            font.text(fb, "OK \u2192", 127, 56, align=font.RIGHT)
+        elif mode == U.PENALTY or mode == U.MENU:
+            font.text(fb, "\u2190 \u2192  A/B", 127, 56, align=font.RIGHT)
+        elif mode == U.UNDO:
+            font.text(fb, "OK", 127, 56, align=font.RIGHT)
+
+    def _choice(self, ui, x):
+        """The answer under the cursor, inverse, with arrows when there are others."""
+        fb = self.fb
+        n = len(ui.items)
+        fb.fill_rect(x, 55, _W - x, 9, 1)
+        if n > 1:
+            font.text(fb, "\u2190", x + 1, 56, 0)
+            font.text(fb, "\u2192", 127, 56, 0, align=font.RIGHT)
+        font.text(fb, ui.choice_text(), (x + 128) // 2, 56, 0, align=font.CENTER, max_w=_W - x - 16)
+
+    def _answers(self, ui, m):
+        """End of match: confirm or dispute under the cursor, and who has answered."""
+        fb = self.fb
+        x = 0
+        st = m.st
+        for i in range(st.sides):
+            x += font.text(fb, "ABC"[i], x, 56)
+            if i in m.confirmed:
+                x += font.text(fb, "\u2713", x + 1, 56) + 1
+            elif i in m.disputed:
+                x += font.text(fb, "!", x + 1, 56) + 1
+            else:
+                x += font.text(fb, "?", x + 1, 56) + 1
+            x += 4
+        self._choice(ui, x + 2)
+
+    # ------------------------------------------------------------ rings
+    def leds(self, ui):
+        """Paint the rings for this frame (animations step with self.frame)."""
+        r = self.rings
+        if r is None:
+            return
+        self.frame += 1
+        m = ui.table.match
+        n = r.rings
+        if m is None or m.st is None:
+            for i in range(n):
+                r.off(i)
+            return
+        st = m.st
+        saare = m.rules.family == "saare"
+        target = m.cfg.get("target")
+        for i in range(n):
+            if ui.faults & (1 << i):
+                r.fault(i, self.frame)
+            elif i >= st.sides:
+                r.off(i)
+            elif st.over and st.winner == i:
+                r.celebrate(i, self.frame)
+            elif saare:
+                r.nakks(i, st.score[i])
+            elif target:
+                r.progress(i, st.score[i] + (st.bonus[i] if st.over else 0), target)
+            elif st.boards is not None:
+                lo, hi = st.board_range
+                r.progress(i, len(st.boards), hi - lo + 1)
+            else:
+                r.off(i)

@@ -1,0 +1,119 @@
+"""The match in play at this table and where its events go: the journal on flash (or a list, in tests and benches).
+
+The UI hands over what the players entered as event fields; the table numbers
+it, checks and folds it with nakk.match (an invalid entry raises EventError
+and changes nothing), and holds its bytes until `flush()` has put them on
+flash. The app draws the new score with "saving" between the two calls, as
+DESIGN.md asks: a flash erase stalls the RP2040 for tens of ms.
+"""
+
+from nakk.event import EventError, encode, parse
+from nakk.match import Match
+
+
+class Table:
+    def __init__(self, journal=None, keep=False):
+        """journal: a nakk.journal.Journal, or None to keep the events in `saved` (bytes)."""
+        self.journal = journal
+        self.keep = keep or journal is None
+        self.saved = []            # canonical bytes of every event saved (keep=True only)
+        self.n = None              # match number in the journal
+        self.match = None          # nakk.match.Match, or None before the first setup
+        self.pending = None        # bytes of the event applied but not yet on flash
+        self.error = None          # what went wrong with the last flush (text), or None
+        self._events = None        # journal-less history for undo
+
+    # ------------------------------------------------------------ reading back
+    def _history(self):
+        if self.journal is not None:
+            j, n = self.journal, self.n
+            return (parse(r) for r in j.records(n))
+        return (parse(r) for r in self.saved)
+
+    def resume(self):
+        """Fold the latest match on flash back in; True if there was one."""
+        if self.journal is None:
+            return False
+        ms = self.journal.matches()
+        if not ms:
+            return False
+        self.n = ms[-1][0]
+        self._refold()
+        return self.match is not None and self.match.setup is not None
+
+    def _refold(self):
+        m = Match(self._history)
+        for r in self.journal.records(self.n):
+            m.apply(parse(r))
+        self.match = m if m.setup is not None else None
+
+    def waiting(self):
+        """Finished matches on flash that the judge has not acknowledged yet."""
+        if self.journal is None:
+            return 0
+        k = 0
+        for n, fin in self.journal.matches():
+            if fin:
+                k += 1
+        return k
+
+    def event(self, seq):
+        """The event with this seq (read back from flash), or None."""
+        for ev in self._history():
+            if ev["seq"] == seq:
+                return ev
+        return None
+
+    # ------------------------------------------------------------ writing
+    def start(self, setup):
+        """A new match from the setup fields. JournalFull when the flash is low."""
+        self.flush()
+        ev = dict(setup)
+        ev["type"] = "setup"
+        ev["seq"] = 1
+        ev["v"] = 1
+        Match().apply(ev)                # check it before a match number is spent
+        if self.journal is None:
+            m = Match()                  # keeps its own list for an undo
+        else:
+            self.n = self.journal.new_match()
+            ev["match"] = self.n
+            m = Match(self._history)     # an undo reads the match back from flash
+        m.apply(ev)
+        self.saved = []
+        self.match = m
+        self.pending = encode(ev)
+
+    def submit(self, fields):
+        """Check and fold one entry (a dict without seq); EventError leaves everything as it was."""
+        self.flush()
+        m = self.match
+        if m is None:
+            raise EventError("type", "no match in play")
+        ev = dict(fields)
+        ev["seq"] = m.seq + 1
+        m.apply(ev)
+        self.pending = encode(ev)
+        return ev
+
+    def flush(self):
+        """Put the pending event on flash; returns only when it is there (or failed)."""
+        data = self.pending
+        if data is None:
+            return True
+        self.pending = None
+        if self.keep:
+            self.saved.append(data)
+        if self.journal is None:
+            return True
+        try:
+            self.journal.append(self.n, data, finished=self.match.st.over)
+        except OSError as e:
+            # Not on flash: the score must not show it. Fold again from what is saved.
+            self.error = "flash: %s" % (e,)
+            if self.keep:
+                self.saved.pop()
+            self._refold()
+            return False
+        self.error = None
+        return True

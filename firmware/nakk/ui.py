@@ -1,0 +1,663 @@
+"""Screens and flows: button events in, match events out. The deal entry is built from the ruleset's form().
+
+Nothing here knows pins, files, the display or the clock's source: the app
+feeds button events (nakk.buttons encoding) and the time, and render.py draws
+what the fields of Ui say. Every entry goes through the Table (nakk.table),
+which checks it with the rules and journals it.
+
+The buttons, everywhere:
+  side (A, B, C)  answer for that side: the maker, the winner, the offender,
+                  the side confirming the result. Acts on press-down.
+  PREV / NEXT     move the cursor (the likely answer is where it starts)
+  OK              take the answer under the cursor when no side is asked
+  long PREV       take back: the last step of an entry, or (confirmed with
+                  OK) the last entry saved -- a cancel event
+  long NEXT       a penalty: offence under the cursor, offender's side button
+  long OK         the menu: redeal (with its reason), forfeit, language; on a
+                  finished match, the next match
+Two side buttons together (a CHORD) enter nothing and ask for one at a time.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+from nakk import buttons as K
+from nakk import rules as _rules
+from nakk.event import EventError, SIDES
+
+START = const(0)    # a new match: accept the judge's assignment, or choose ruleset, table, round, shuffler
+ENTRY = const(1)    # the score, and the deal entry on the bottom line
+MENU = const(2)     # redeal reasons, forfeit, language, back
+PENALTY = const(3)  # offence under the cursor; the offender's side button commits
+UNDO = const(4)     # confirm the cancel of the latest entry
+END = const(5)      # the match is over: each side confirms or disputes with its own button
+DONE = const(6)     # the result is locked and waits for the judge
+
+IDLE_MS = const(120000)  # no press for this long: the idle screen (score only)
+MSG_MS = const(4000)     # how long a message stays up
+
+# Words on screen: (Estonian, English). Index with Ui.lang.
+W_SAVING = ("salvestan", "saving")
+W_SIDE = ("Vajuta poole nuppu", "Press a side button")
+W_OK = ("Vajuta OK", "Press OK")
+W_CHORD = ("Üks pool korraga", "One side at a time")
+W_STUCK = ("Nupp kinni: ", "Button stuck: ")
+W_FREED = ("Nupp töötab", "Button works again")
+W_NOSIDE = ("Sellist poolt pole", "No such side here")
+W_UNDO = ("Tühistada?", "Undo?")
+W_UNDONE = ("Tühistatud", "Undone")
+W_NOTHING = ("Pole midagi tühistada", "Nothing to undo")
+W_MENU = ("Menüü", "Menu")
+W_PENALTY = ("Karistus", "Penalty")
+W_NOPEN = ("Selles mängus trahve pole", "No penalties in this game")
+W_REDEAL = ("Uus jagamine: ", "Redeal: ")
+W_FORFEIT = ("Loobub (poole nupp)", "Forfeit (side button)")
+W_LANG = ("Keel: eesti", "Language: English")
+W_BACK = ("Tagasi", "Back")
+W_OVER = ("Mäng läbi", "Match over")
+W_CONFIRM = ("Kinnitan", "Confirm")
+W_DISPUTE = ("Vaidlustan", "Dispute")
+W_WINNER = ("Võitis ", "Won: ")
+W_DRAW = ("Viik", "Draw")
+W_JUDGE = ("Ootab kohtunikku", "Waits for the judge")
+W_NEW = ("Pikk OK: uus mäng", "Long OK: new match")
+W_FULL = ("Mälu täis: sünkrooni", "Flash full: sync first")
+W_SAVEFAIL = ("Salvestus ebaõnnestus", "Could not save")
+W_NEWMATCH = ("Uus mäng", "New match")
+W_ASSIGN = ("Kohtuniku määrang", "Judge's assignment")
+W_RULES = ("Mäng", "Game")
+W_TABLE = ("Laud", "Table")
+W_ROUND = ("Voor", "Round")
+W_ROOM = ("Ruum", "Room")
+W_FIRST = ("Esimene segaja", "First to shuffle")
+W_DEAL = ("Jagu", "Deal")
+W_SHUFFLES = ("Segab ", "Shuffles ")
+W_BOARD = ("Jagu ", "Board ")
+
+# Menu item kinds
+_M_REDEAL = const(0)
+_M_FORFEIT = const(1)
+_M_LANG = const(2)
+_M_BACK = const(3)
+
+# Start step kinds
+_S_RULES = const(0)
+_S_TABLE = const(1)
+_S_ROUND = const(2)
+_S_ROOM = const(3)
+_S_FIRST = const(4)
+
+
+class _CpythonClock:
+    """time's ticks_ms/ticks_diff where CPython lacks them (tests and benches of the flows)."""
+
+    def ticks_ms(self):
+        import time
+        return int(time.monotonic() * 1000)
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+def _clock():
+    import time
+    if hasattr(time, "ticks_ms"):
+        return time
+    return _CpythonClock()
+
+
+def seat_name(seat, sides):
+    """Seat s belongs to side s % sides; A1 B1 A2 B2 (C1 C2 in Schmier)."""
+    return SIDES[seat % sides] + str(seat // sides + 1)
+
+
+class Ui:
+    def __init__(self, table, clock=None, lang=0, on_lang=None, assignment=None):
+        """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default time);
+        on_lang(lang): called when the players switch the language (the app saves it);
+        assignment: the setup fields the judge pushed for the next match, or None."""
+        if clock is None:
+            clock = _clock()
+        self.table = table
+        self._ms = clock.ticks_ms
+        self._diff = clock.ticks_diff
+        self.lang = lang
+        self.on_lang = on_lang
+        self.assignment = assignment
+        self.version = 0           # bumped whenever anything on screen may have changed
+        self.msg = None            # (et, en) or str shown for MSG_MS; None
+        self.msg2 = ""             # extra text after msg (a button name, an error)
+        self._msg_at = 0
+        self.faults = 0            # buttons in fault (bitmask)
+        self.idle = False
+        self._last = self._ms()
+        self.presses = 0           # every button-down (the presses-per-deal bench reads it)
+        # the list on screen: title, items (each (et, en) or str), cursor
+        self.title = None
+        self.detail = ""           # a line under the title (what an undo takes back, the assignment)
+        self.items = ()
+        self.cursor = 0
+        # deal entry
+        self.fixed = None
+        self.steps = ()
+        self.k = 0
+        self.answers = {}
+        self._choices = ()
+        # start
+        self._start = None
+        self._sk = 0
+        self._menu = ()
+        self._undo_target = None
+        self.mode = START
+        self.resync()
+
+    # ------------------------------------------------------------ state
+    def match(self):
+        return self.table.match
+
+    def resync(self):
+        """Pick the screen that fits the match in play (at boot, after an entry, after a failed save)."""
+        m = self.table.match
+        if m is None or m.setup is None:
+            self._enter_start()
+        elif m.locked():
+            self.mode = DONE
+            self._list(W_JUDGE, (W_NEW,))
+        elif m.st.over:
+            self.mode = END
+            self._list(W_OVER, (W_CONFIRM, W_DISPUTE))
+        else:
+            self._begin_entry()
+        self.version += 1
+
+    def _list(self, title, items, cursor=0):
+        self.detail = ""
+        self.title = title
+        self.items = items
+        self.cursor = cursor
+
+    def say(self, msg, extra=""):
+        self.msg = msg
+        self.msg2 = extra
+        self._msg_at = self._ms()
+        self.version += 1
+
+    def word(self, w):
+        """The on-screen text of w: an (et, en) pair or plain text."""
+        if isinstance(w, tuple):
+            return w[self.lang]
+        return w
+
+    def tick(self):
+        """Called by the app between events: times out messages and goes idle. True if the screen changed."""
+        now = self._ms()
+        changed = False
+        if self.msg is not None and self._diff(now, self._msg_at) >= MSG_MS:
+            self.msg = None
+            changed = True
+        if not self.idle and self._diff(now, self._last) >= IDLE_MS:
+            self.idle = True
+            changed = True
+        if changed:
+            self.version += 1
+        return changed
+
+    # ------------------------------------------------------------ events
+    def handle(self, ev):
+        """One button event. Returns True when an entry was submitted (the app then flushes it)."""
+        k = K.kind(ev)
+        b = K.button(ev)
+        if k == K.FAULT:
+            self.faults |= 1 << b
+            self.say(W_STUCK, K.describe(ev).split(" ")[-1])
+            return False
+        if k == K.CLEAR:
+            self.faults &= ~(1 << b)
+            self.say(W_FREED)
+            return False
+        if k == K.PRESS or k == K.SHORT or k == K.LONG or k == K.CHORD:
+            self.presses += 1
+        self._last = self._ms()
+        self.version += 1
+        if self.msg is not None:
+            self.msg = None
+        if self.idle:
+            # the press that wakes the screen enters nothing
+            self.idle = False
+            return False
+        if k == K.CHORD:
+            self.say(W_CHORD)
+            return False
+        mode = self.mode
+        if mode == START:
+            return self._start_event(k, b)
+        if mode == ENTRY:
+            return self._entry_event(k, b)
+        if mode == MENU:
+            return self._menu_event(k, b)
+        if mode == PENALTY:
+            return self._penalty_event(k, b)
+        if mode == UNDO:
+            return self._undo_event(k, b)
+        if mode == END:
+            return self._end_event(k, b)
+        return self._done_event(k, b)
+
+    def _move(self, k, b):
+        """PREV/NEXT short presses move the cursor round the list; True if it was one."""
+        if k == K.SHORT and (b == K.NEXT or b == K.PREV):
+            n = len(self.items)
+            if n:
+                self.cursor = (self.cursor + (1 if b == K.NEXT else n - 1)) % n
+            return True
+        return False
+
+    def _side(self, b):
+        """Side index of side button b in this match, or None (and a message)."""
+        m = self.table.match
+        n = m.rules.sides if m is not None and m.rules is not None else 2
+        if b < n:
+            return b
+        self.say(W_NOSIDE)
+        return None
+
+    def _submit(self, fields):
+        try:
+            self.table.submit(fields)
+        except EventError as e:
+            self.say(_error_text(e))
+            return False
+        self.resync()
+        return True
+
+    # ------------------------------------------------------------ deal entry
+    def _begin_entry(self):
+        m = self.table.match
+        self.mode = ENTRY
+        self.fixed, self.steps = m.rules.form(m.st, m.cfg)
+        self.answers = {}
+        self.k = 0
+        self._enter_step(0)
+
+    def _offered(self, st):
+        out = []
+        for c in st["choices"]:
+            w = c.get("when")
+            if w is not None:
+                v = self.answers.get(w[0], self.fixed.get(w[0]))
+                if v not in w[1]:
+                    continue
+            out.append(c)
+        return out
+
+    def _enter_step(self, cursor):
+        """Show step k (skipping steps with nothing to offer); commit when past the last."""
+        while self.k < len(self.steps):
+            st = self.steps[self.k]
+            offered = self._offered(st)
+            if offered:
+                self._choices = offered
+                self._list(st["label"], [c["label"] for c in offered], cursor)
+                return False
+            self.k += 1
+        ev = {"type": "deal"}
+        for key in self.fixed:
+            ev[key] = self.fixed[key]
+        for key in self.answers:
+            ev[key] = self.answers[key]
+        if self._submit(ev):
+            return True
+        # rejected: back to the last step, answers kept, so one field can be fixed
+        self._back()
+        return False
+
+    def _back(self):
+        """Take back the last answered step."""
+        if self.k == 0:
+            return
+        self.k -= 1
+        st = self.steps[self.k]
+        key = st["key"]
+        cur = 0
+        offered = self._offered(st)
+        for i in range(len(offered)):
+            c = offered[i]
+            if c["value"] == self.answers.get(key) and (c.get("side") is None or c["side"] in self.answers):
+                cur = i
+        for c in offered:
+            if c.get("side") is not None:
+                self.answers.pop(c["side"], None)
+        self.answers.pop(key, None)
+        # a step skipped on the way forward (nothing offered) is skipped back too
+        if not offered:
+            return self._back()
+        self._choices = offered
+        self._list(st["label"], [c["label"] for c in offered], cur)
+
+    def _answer(self, c, side):
+        st = self.steps[self.k]
+        self.answers[st["key"]] = c["value"]
+        if side is not None:
+            self.answers[c["side"]] = SIDES[side]
+        self.k += 1
+        return self._enter_step(0)
+
+    def _rest(self, c):
+        """OK on a step that allows it: this step and every later one like it go to the side
+        already named in the `rest` field (Schmier: the rest of the points to the bidder)."""
+        field = self.steps[self.k].get("rest")
+        who = self.answers.get(field)
+        if who is None:
+            return None
+        while self.k < len(self.steps) and self.steps[self.k].get("rest") == field:
+            st = self.steps[self.k]
+            offered = self._offered(st)
+            first = offered[0]
+            self.answers[st["key"]] = first["value"]
+            self.answers[first["side"]] = who
+            self.k += 1
+        return self._enter_step(0)
+
+    def _entry_event(self, k, b):
+        if self._move(k, b):
+            return False
+        c = self._choices[self.cursor]
+        if k == K.PRESS:
+            side = self._side(b)
+            if side is None:
+                return False
+            if c.get("side") is None:
+                self.say(W_OK)
+                return False
+            return self._answer(c, side)
+        if k == K.SHORT and b == K.OK:
+            if c.get("ok"):
+                return self._answer(c, None)
+            if self.steps[self.k].get("rest") is not None:
+                r = self._rest(c)
+                if r is not None:
+                    return r
+            self.say(W_SIDE)
+            return False
+        if k == K.LONG:
+            if b == K.PREV:
+                if self.k > 0:
+                    self._back()
+                else:
+                    self._enter_undo()
+            elif b == K.NEXT:
+                self._enter_penalty()
+            elif b == K.OK:
+                self._enter_menu()
+        return False
+
+    # ------------------------------------------------------------ menu
+    def _enter_menu(self):
+        m = self.table.match
+        items = []
+        kinds = []
+        if not m.st.over:
+            for r in m.rules.redeal_reasons:
+                items.append(W_REDEAL[self.lang] + r[1 + self.lang])
+                kinds.append((_M_REDEAL, r[0]))
+            items.append(W_FORFEIT)
+            kinds.append((_M_FORFEIT, None))
+        items.append(W_LANG)
+        kinds.append((_M_LANG, None))
+        items.append(W_BACK)
+        kinds.append((_M_BACK, None))
+        self._menu = kinds
+        self._prev_mode = self.mode
+        self.mode = MENU
+        self._list(W_MENU, items)
+
+    def _menu_event(self, k, b):
+        if self._move(k, b):
+            return False
+        what, arg = self._menu[self.cursor]
+        if k == K.LONG and b == K.PREV:
+            self.resync()
+            return False
+        if k == K.PRESS:
+            side = self._side(b)
+            if side is None:
+                return False
+            if what == _M_FORFEIT:
+                return self._submit({"type": "forfeit", "by": SIDES[side]})
+            self.say(W_OK)
+            return False
+        if k == K.SHORT and b == K.OK:
+            if what == _M_REDEAL:
+                return self._submit({"type": "redeal", "reason": arg})
+            if what == _M_FORFEIT:
+                self.say(W_SIDE)
+                return False
+            if what == _M_LANG:
+                self.lang = 1 - self.lang
+                if self.on_lang is not None:
+                    self.on_lang(self.lang)
+                self._enter_menu()
+                self.cursor = len(self._menu) - 2
+                return False
+            self.resync()
+        return False
+
+    # ------------------------------------------------------------ penalty
+    def _enter_penalty(self):
+        m = self.table.match
+        offences = m.rules.offences
+        if not offences:
+            self.say(W_NOPEN)
+            return
+        self.mode = PENALTY
+        self._menu = [o[0] for o in offences]
+        self._list(W_PENALTY, [(o[1], o[2]) for o in offences])
+
+    def _penalty_event(self, k, b):
+        if self._move(k, b):
+            return False
+        if k == K.PRESS:
+            side = self._side(b)
+            if side is None:
+                return False
+            return self._submit({"type": "penalty", "offence": self._menu[self.cursor], "by": SIDES[side]})
+        if k == K.SHORT and b == K.OK:
+            self.say(W_SIDE)
+        elif k == K.LONG and b == K.PREV:
+            self.resync()
+        return False
+
+    # ------------------------------------------------------------ undo
+    def _enter_undo(self):
+        m = self.table.match
+        if m is None or m.locked() or not m.in_force:
+            self.say(W_NOTHING)
+            return
+        self._undo_target = m.in_force[-1]
+        ev = self.table.event(self._undo_target)
+        self.mode = UNDO
+        self._list(W_UNDO, (W_CONFIRM, W_BACK))
+        self.detail = describe(ev, self.lang) if ev is not None else "#%d" % self._undo_target
+
+    def _undo_event(self, k, b):
+        if k == K.SHORT and b == K.OK:
+            if self.cursor != 0:
+                self.resync()
+                return False
+            if self._submit({"type": "cancel", "target": self._undo_target}):
+                self.say(W_UNDONE)
+                return True
+            return False
+        if self._move(k, b):
+            return False
+        if k == K.LONG:
+            self.resync()        # any long press backs out; the undo needs a deliberate OK
+        return False
+
+    # ------------------------------------------------------------ end of match
+    def _end_event(self, k, b):
+        if self._move(k, b):
+            return False
+        if k == K.PRESS:
+            side = self._side(b)
+            if side is None:
+                return False
+            m = self.table.match
+            if side in m.confirmed or side in m.disputed:
+                return False
+            return self._submit({"type": "dispute" if self.cursor == 1 else "confirm", "by": SIDES[side]})
+        if k == K.SHORT and b == K.OK:
+            self.say(W_SIDE)
+        elif k == K.LONG and b == K.PREV:
+            self._enter_undo()
+        elif k == K.LONG and b == K.OK:
+            self._enter_menu()
+        return False
+
+    def _done_event(self, k, b):
+        if k == K.LONG and b == K.OK:
+            self._enter_start()
+        elif k == K.LONG and b == K.PREV:
+            self._enter_undo()     # says there is nothing to undo: the result is locked
+        return False
+
+    # ------------------------------------------------------------ a new match
+    def _enter_start(self):
+        self.mode = START
+        a = self.assignment
+        if a is not None:
+            self._start = None
+            self._list(W_ASSIGN, (W_CONFIRM, W_NEWMATCH))
+            self.detail = _assignment_text(a)
+            return
+        prev = self.table.match
+        self._start = {"ruleset": prev.rules.name if prev is not None and prev.rules is not None else _rules.NAMES[0],
+                       "table": prev.setup.get("table", 1) if prev is not None and prev.setup is not None else 1,
+                       "round": (prev.setup.get("round", 0) + 1) if prev is not None and prev.setup is not None else 1,
+                       "room": 1, "first_shuffler": 0}
+        self._sk = 0
+        self._start_step()
+
+    def _start_steps(self):
+        r = _rules.get(self._start["ruleset"])
+        steps = [_S_RULES, _S_TABLE, _S_ROUND]
+        if r.has_boards:
+            steps.append(_S_ROOM)
+        steps.append(_S_FIRST)
+        return r, steps
+
+    def _start_step(self):
+        r, steps = self._start_steps()
+        s = steps[self._sk]
+        v = self._start
+        if s == _S_RULES:
+            names = _rules.NAMES
+            self._list(W_RULES, [_rules.get(n).title for n in names], names.index(v["ruleset"]))
+        elif s == _S_FIRST:
+            self._list(W_FIRST, [seat_name(i, r.sides) for i in range(r.seats)], v["first_shuffler"])
+        else:
+            key, title, n = {_S_TABLE: ("table", W_TABLE, 99), _S_ROUND: ("round", W_ROUND, 99),
+                             _S_ROOM: ("room", W_ROOM, 2)}[s]
+            self._list(title, [str(i) for i in range(1, n + 1)], min(v[key], n) - 1)
+
+    def _start_event(self, k, b):
+        if self._start is None:
+            # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand
+            if self._move(k, b):
+                return False
+            if k == K.SHORT and b == K.OK:
+                if self.cursor == 0:
+                    return self._begin_match(self.assignment)
+                if self.cursor == 1:
+                    self.assignment = None
+                    self._enter_start()
+            return False
+        if self._move(k, b):
+            return False
+        r, steps = self._start_steps()
+        if k == K.LONG and b == K.PREV:
+            if self._sk > 0:
+                self._sk -= 1
+                self._start_step()
+            return False
+        if not (k == K.SHORT and b == K.OK):
+            if k == K.PRESS:
+                self.say(W_OK)
+            return False
+        s = steps[self._sk]
+        v = self._start
+        if s == _S_RULES:
+            v["ruleset"] = _rules.NAMES[self.cursor]
+            v["first_shuffler"] = 0
+            r, steps = self._start_steps()
+        elif s == _S_TABLE:
+            v["table"] = self.cursor + 1
+        elif s == _S_ROUND:
+            v["round"] = self.cursor + 1
+        elif s == _S_ROOM:
+            v["room"] = self.cursor + 1
+        else:
+            v["first_shuffler"] = self.cursor
+        self._sk += 1
+        if self._sk < len(steps):
+            self._start_step()
+            return False
+        setup = {"ruleset": v["ruleset"], "table": v["table"], "round": v["round"],
+                 "first_shuffler": v["first_shuffler"],
+                 "sides": [{"id": SIDES[i], "name": SIDES[i]} for i in range(r.sides)]}
+        if r.has_boards:
+            setup["room"] = v["room"]
+        return self._begin_match(setup)
+
+    def _begin_match(self, setup):
+        from nakk.journal import JournalFull
+        try:
+            self.table.start(setup)
+        except JournalFull:
+            self.say(W_FULL)
+            return False
+        except EventError as e:
+            self.say(_error_text(e))
+            return False
+        self.assignment = None
+        self.resync()
+        return True
+
+    # ------------------------------------------------------------ for render
+    def choice_text(self):
+        """The answer under the cursor, as text."""
+        if not self.items:
+            return ""
+        return self.word(self.items[self.cursor])
+
+
+def _assignment_text(a):
+    t = []
+    if "table" in a:
+        t.append("L%d" % a["table"])
+    if "round" in a:
+        t.append("V%d" % a["round"])
+    t.append(a.get("ruleset", "?"))
+    return " ".join(t)
+
+
+def _error_text(e):
+    return "%s: %s" % (e.field, e.reason) if e.field else e.reason
+
+
+_TYPES = {"deal": ("jagu", "deal"), "redeal": ("uus jagamine", "redeal"), "penalty": ("karistus", "penalty"),
+          "adjust": ("parandus", "adjustment"), "forfeit": ("loobumine", "forfeit")}
+
+
+def describe(ev, lang):
+    """A short line for an entry: what the undo screen names."""
+    t = ev["type"]
+    word = _TYPES.get(t, (t, t))[lang]
+    parts = [word]
+    for key in ("game", "contract", "bid", "result", "maker", "bidder", "winner", "offence", "by", "reason", "board"):
+        if key in ev and ev[key] is not None:
+            parts.append(str(ev[key]))
+    return " ".join(parts)
