@@ -23,14 +23,13 @@ import os
 
 from nakk import font
 from nakk import ui as U
-from nakk.buttons import Buttons
+from nakk.buttons import PRESS, Buttons, kind
 from nakk.event import EventError, parse
 from nakk.journal import Journal, write_atomic
 from nakk.render import Screen
 from nakk.table import Table
 
 FRAME_MS = const(50)
-CHORD_MS = const(10)     # two side buttons within this are a chord (ignored); the price in latency
 
 
 def _read(path):
@@ -58,14 +57,24 @@ class App:
             except (ValueError, AttributeError):
                 lang = 0
         self.ui = U.Ui(self.table, clock=board.clock, lang=lang, on_lang=self._save_lang,
-                       assignment=self._assignment())
+                       assignment=self._assignment(), chord_ms=U.CHORD_MS)
         self.screen = Screen(board.fb, board.rings)
-        self.buttons = Buttons(board.pins, clock=board.clock, chord_ms=CHORD_MS)
+        # Side presses are reported at once (chord_ms=0: no wait in the driver);
+        # two sides together are caught by the UI, which takes the first back
+        # while its entry is still held (see on_event).
+        self.buttons = Buttons(board.pins, clock=board.clock, chord_ms=0)
+        clock = board.clock
+        if clock is None:
+            import time as clock
+        self._ms = clock.ticks_ms
+        self._diff = clock.ticks_diff
+        self._hold_from = 0
         self.waiting = self.table.waiting()
         self.sent = 0          # bytes sent to the display since boot
         self.handled = 0       # button events handled since boot
         self.resumed = resumed
         self.fault = None      # text of a task that died
+        self._had = None
         if self.journal.damaged:
             self.ui.say(U.W_SAVEFAIL, "journal")
         started = getattr(board, "started", None)
@@ -102,30 +111,58 @@ class App:
             self.board.leds()
 
     def on_event(self, ev):
-        """One button event, all the way to the screen and the flash."""
+        """One button event, all the way to the screen (and the flash, unless the entry is held)."""
         ui = self.ui
-        had = ui.assignment
+        self._had = ui.assignment
+        pending = self.table.pending
         ui.handle(ev)
         self.handled += 1
-        if self.table.pending is not None:
+        if self.table.pending is not None and self.table.pending is not pending:
+            self._hold_from = self._ms()
             self.frame()                      # the new score first, with "saving"
-            if not self.table.flush():
-                ui.resync()
-                ui.say(U.W_SAVEFAIL, self.table.error or "")
-            self.waiting = self.table.waiting()
-            if had is not None and ui.assignment is None:
-                try:
-                    os.remove(self.assignment_path)
-                except OSError:
-                    pass
+            if kind(ev) != PRESS:
+                self.flush()                  # only a side press can be half of a chord
+                return
+        self.frame()
+
+    def held(self):
+        """ms the pending entry must still be held (a second side button may yet take it back)."""
+        if self.table.pending is None:
+            return 0
+        left = U.CHORD_MS - self._diff(self._ms(), self._hold_from)
+        return left if left > 0 else 0
+
+    def flush(self):
+        """Put the pending entry on flash; the screen says "saving" until it is there."""
+        ui = self.ui
+        if self.table.pending is None:
+            return
+        if not self.table.flush():
+            ui.resync()
+            ui.say(U.W_SAVEFAIL, self.table.error or "")
+        self.waiting = self.table.waiting()
+        if self._had is not None and ui.assignment is None:
+            try:
+                os.remove(self.assignment_path)
+            except OSError:
+                pass
+            self._had = None
         self.frame()
 
     # ------------------------------------------------------------ tasks
     async def _input(self):
         get = self.buttons.get
+        btn = self.buttons
         while True:
-            ev = await get()
             try:
+                if self.table.pending is not None and not btn.pending():
+                    wait = self.held()
+                    if wait:
+                        await asyncio.sleep_ms(wait)
+                    if not btn.pending():
+                        self.flush()
+                    continue
+                ev = await get()
                 self.on_event(ev)
             except Exception as e:   # report it and keep the box working
                 self._report("input", e)

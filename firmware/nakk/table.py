@@ -42,10 +42,22 @@ class Table:
         return self.match is not None and self.match.setup is not None
 
     def _refold(self):
-        m = Match(self._history)
-        for r in self.journal.records(self.n):
-            m.apply(parse(r))
+        if self.journal is None:
+            m = Match()
+            for r in self.saved:
+                m.apply(parse(r))
+        else:
+            m = Match(self._history)
+            for r in self.journal.records(self.n):
+                m.apply(parse(r))
         self.match = m if m.setup is not None else None
+
+    def drop(self):
+        """Forget the entry not yet flushed (two sides pressed together): back to what is saved."""
+        if self.pending is None:
+            return
+        self.pending = None
+        self._refold()
 
     def waiting(self):
         """Finished matches on flash that the judge has not acknowledged yet."""

@@ -15,7 +15,11 @@ The buttons, everywhere:
   long NEXT       a penalty: offence under the cursor, offender's side button
   long OK         the menu: redeal (with its reason), forfeit, language; on a
                   finished match, the next match
-Two side buttons together (a CHORD) enter nothing and ask for one at a time.
+Two side buttons together enter nothing and ask for one at a time. The
+driver reports a side press at once (for latency); when a different side
+button follows within CHORD_MS, the UI takes back what the first press did
+(the app holds a finished entry CHORD_MS before it flushes it) -- so a slap
+of both buttons is harmless whichever lands first.
 """
 
 try:
@@ -36,6 +40,7 @@ UNDO = const(4)     # confirm the cancel of the latest entry
 END = const(5)      # the match is over: each side confirms or disputes with its own button
 DONE = const(6)     # the result is locked and waits for the judge
 
+CHORD_MS = const(40)     # a second side button within this of the first: both were pressed together
 IDLE_MS = const(120000)  # no press for this long: the idle screen (score only)
 MSG_MS = const(4000)     # how long a message stays up
 
@@ -115,10 +120,13 @@ def seat_name(seat, sides):
 
 
 class Ui:
-    def __init__(self, table, clock=None, lang=0, on_lang=None, assignment=None):
+    def __init__(self, table, clock=None, lang=0, on_lang=None, assignment=None, chord_ms=0):
         """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default time);
         on_lang(lang): called when the players switch the language (the app saves it);
-        assignment: the setup fields the judge pushed for the next match, or None."""
+        assignment: the setup fields the judge pushed for the next match, or None;
+        chord_ms: a different side button this soon after another takes both back
+        (the app passes CHORD_MS and holds entries that long before flushing;
+        0, the default for scripted use, turns it off)."""
         if clock is None:
             clock = _clock()
         self.table = table
@@ -151,6 +159,8 @@ class Ui:
         self._sk = 0
         self._menu = ()
         self._undo_target = None
+        self._chord = None         # (side button, time, snapshot) of the last side press
+        self.chord_ms = chord_ms
         self.mode = START
         self.resync()
 
@@ -231,6 +241,40 @@ class Ui:
         if k == K.CHORD:
             self.say(W_CHORD)
             return False
+        if k == K.PRESS:
+            now = self._ms()
+            c = self._chord
+            if c is not None and c[0] != b and self._diff(now, c[1]) < self.chord_ms:
+                self._restore(c[2])
+                self._chord = None
+                self.say(W_CHORD)
+                return False
+            if not self.chord_ms:
+                return self._dispatch(k, b)
+            snap = self._snapshot()
+            r = self._dispatch(k, b)
+            self._chord = (b, now, snap)
+            return r
+        self._chord = None
+        return self._dispatch(k, b)
+
+    def _snapshot(self):
+        a = self.answers
+        m = self.table.match
+        return (m.seq if m is not None else 0, self.mode, self.k, dict(a) if a else None, self.cursor, self.items, self.title, self.detail,
+                self._choices, self.fixed, self.steps, self._menu, self._undo_target, self.lang)
+
+    def _restore(self, s):
+        m = self.table.match
+        if self.table.pending is None and (m.seq if m is not None else 0) != s[0]:
+            return                 # what the first press entered is already on flash: leave it
+        self.table.drop()
+        (seq, self.mode, self.k, a, self.cursor, self.items, self.title, self.detail,
+         self._choices, self.fixed, self.steps, self._menu, self._undo_target, self.lang) = s
+        self.answers = a if a is not None else {}
+        self.version += 1
+
+    def _dispatch(self, k, b):
         mode = self.mode
         if mode == START:
             return self._start_event(k, b)
@@ -652,12 +696,21 @@ _TYPES = {"deal": ("jagu", "deal"), "redeal": ("uus jagamine", "redeal"), "penal
           "adjust": ("parandus", "adjustment"), "forfeit": ("loobumine", "forfeit")}
 
 
+_PAIRS = (("game", "maker"), ("contract", "maker"), ("bid", "bidder"), ("result", "winner"),
+          ("offence", "by"), ("reason", None), ("by", None))
+
+
 def describe(ev, lang):
-    """A short line for an entry: what the undo screen names."""
+    """A short line for an entry, e.g. "#12 jagu suit/A jann/B": what the undo screen names."""
     t = ev["type"]
-    word = _TYPES.get(t, (t, t))[lang]
-    parts = [word]
-    for key in ("game", "contract", "bid", "result", "maker", "bidder", "winner", "offence", "by", "reason", "board"):
-        if key in ev and ev[key] is not None:
-            parts.append(str(ev[key]))
+    parts = ["#%d" % ev["seq"], _TYPES.get(t, (t, t))[lang]]
+    used = []
+    for what, who in _PAIRS:
+        if what in ev and what not in used and ev[what] is not None:
+            used.append(what)
+            v = str(ev[what])
+            if who is not None and who in ev and ev[who] is not None:
+                used.append(who)
+                v += "/" + str(ev[who])
+            parts.append(v)
     return " ".join(parts)

@@ -1,0 +1,130 @@
+"""MicroPython: the real app (nakk.app.App) on a test board: SimPins, a framebuf, a LittleFS image file.
+
+Usage: micropython tests/mpy/app_check.py IMAGE SCRIPT
+SCRIPT is a space-separated list of actions, played with real asyncio timing:
+  A B C PREV OK NEXT   tap (60 ms down)      L<name>  hold 1000 ms (long)
+  X+Y                  press X, then Y 5 ms later (both down), release both
+  hold:<name>          press before the app starts (held at boot), release after 300 ms
+After the script it prints one line per fact the test checks:
+  summary <canonical JSON of the match summary, or null>
+  mode <ui mode>  msg <message or ->  faults <mask>  handled <n>  sent <bytes>
+  savingshown <n of frames drawn with saving while an entry was pending>
+"""
+import asyncio
+import sys
+
+import framebuf
+
+from nakk import app as A
+from nakk.board import simpins as S
+from nakk.board.blockdev import mount_image
+from nakk.event import encode
+from nakk.rings import Rings
+
+NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
+
+
+class TestBoard:
+    def __init__(self, image):
+        self.image = image
+        self.pins = S.make_pins(6)
+        self.clock = None
+        self.buf = bytearray(1024)
+        self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
+        self.rings = Rings(3, 350, 20)
+        self.settings = "/flash/settings.json"
+        self.serial = None
+        self.app = None
+        self.saving_frames = 0
+        self.faults_seen = 0
+
+    def started(self, app):
+        self.app = app
+
+    def show(self, mask):
+        if self.app is not None:
+            self.faults_seen |= self.app.ui.faults
+        if self.app is not None and self.app.table.pending is not None and mask & 1:
+            self.saving_frames += 1
+        n = 0
+        for p in range(8):
+            if mask >> p & 1:
+                n += 128
+        return n
+
+    def leds(self):
+        pass
+
+    def usb_host(self):
+        return False
+
+    def mount(self):
+        mount_image(self.image, "/flash")
+        return "/flash/journal"
+
+    def feed(self):
+        pass
+
+    def device_id(self):
+        return "test"
+
+
+async def tap(pins, name, ms):
+    p = pins[NAMES.index(name)]
+    p.press()
+    await asyncio.sleep_ms(ms)
+    p.release()
+
+
+async def play(app, script):
+    pins = app.board.pins
+    for act in script:
+        if act.startswith("hold:"):
+            continue
+        if "+" in act:
+            x, y = act.split("+")
+            pins[NAMES.index(x)].press()
+            await asyncio.sleep_ms(5)
+            pins[NAMES.index(y)].press()
+            await asyncio.sleep_ms(60)
+            pins[NAMES.index(x)].release()
+            pins[NAMES.index(y)].release()
+        elif act.startswith("L"):
+            await tap(pins, act[1:], 1000)
+        else:
+            await tap(pins, act, 60)
+        await asyncio.sleep_ms(120)   # a person's pace between presses
+
+
+def main(image, script):
+    board = TestBoard(image)
+    held = [a[5:] for a in script if a.startswith("hold:")]
+    for h in held:
+        board.pins[NAMES.index(h)].press()
+    app = A.App(board)
+
+    async def run():
+        asyncio.create_task(app.run())
+        await asyncio.sleep_ms(50)
+        for h in held:
+            await asyncio.sleep_ms(300)
+            board.pins[NAMES.index(h)].release()
+            await asyncio.sleep_ms(120)   # a person's pace: the next press is not a bounce
+        await play(app, script)
+        await asyncio.sleep_ms(200)
+
+    asyncio.run(run())
+    m = app.table.match
+    print("summary", encode(m.summary()).decode() if m is not None else "null")
+    ui = app.ui
+    print("mode", ui.mode)
+    print("msg", ui.word(ui.msg) if ui.msg is not None else "-")
+    print("faults", ui.faults)
+    print("faultsseen", board.faults_seen)
+    print("handled", app.handled)
+    print("sent", app.sent)
+    print("savingshown", board.saving_frames)
+    print("pending", 0 if app.table.pending is None else 1)
+
+
+main(sys.argv[1], sys.argv[2].split())

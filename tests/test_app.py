@@ -1,0 +1,79 @@
+"""The real app (firmware/nakk/app.py) on the MicroPython unix port: buttons -> UI -> journal on LittleFS -> screen.
+
+tests/mpy/app_check.py runs nakk.app.App on a test board (SimPins, a
+framebuf, a LittleFS image file) with real asyncio timing and prints what the
+app ended with. Each run of the script is one power-on of the box, so running
+it again on the same image is a restart."""
+import json
+import os
+import sys
+
+from conftest import FIRMWARE, TESTS, run_mpy
+
+sys.path.insert(0, FIRMWARE)
+from nakk.match import fold  # noqa: E402
+
+SCRIPT = os.path.join(TESTS, "mpy", "app_check.py")
+START = "OK OK OK OK"   # saare-2020, table 1, round 1, A1 shuffles first
+
+
+def boot(image, script):
+    r = run_mpy([SCRIPT, str(image), script], timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = {}
+    for line in r.stdout.splitlines():
+        key, _, rest = line.partition(" ")
+        out[key] = rest
+    out["summary"] = json.loads(out["summary"])
+    return out
+
+
+def test_a_deal_is_journaled_and_the_box_resumes_after_a_restart(tmp_path):
+    img = tmp_path / "flash.img"
+    first = boot(img, START + " A A NEXT B NEXT NEXT A")   # suit won by A; ruutu by B, karvane to A
+    s = first["summary"]
+    expected = fold([
+        {"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "first_shuffler": 0,
+         "sides": [{"id": "A", "name": "A"}, {"id": "B", "name": "B"}]},
+        {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "win", "winner": "A"},
+        {"seq": 3, "type": "deal", "game": "ruutu", "maker": "B", "result": "karvane", "winner": "A"},
+    ]).summary()
+    assert s["deals"] == 2 and s["score"] == expected["score"] and s["marks"] == expected["marks"]
+    assert s["shuffler"] == expected["shuffler"]
+    assert first["pending"] == "0"
+    assert int(first["savingshown"]) >= 3        # setup and both deals showed "saving" before the flush
+    again = boot(img, "")
+    assert again["summary"] == s                  # the same match, score, shuffler
+    assert again["mode"] == "1"                   # back on the score screen with deal entry
+
+
+def test_undo_needs_the_long_press_and_ok(tmp_path):
+    img = tmp_path / "flash.img"
+    s = boot(img, START + " A A")["summary"]
+    assert s["deals"] == 1
+    backed_out = boot(img, "LPREV NEXT OK")            # long PREV, cursor to "Back", OK
+    assert backed_out["summary"]["deals"] == 1
+    undone = boot(img, "LPREV OK")
+    assert undone["summary"]["deals"] == 0 and undone["summary"]["seq"] == s["seq"] + 1
+    assert undone["msg"] == "Tühistatud"
+
+
+def test_two_side_buttons_together_enter_nothing(tmp_path):
+    img = tmp_path / "flash.img"
+    # A+B on the result step: A alone would finish the deal; B 5 ms later takes it back
+    r = boot(img, START + " A A+B")
+    assert r["summary"]["deals"] == 0 and r["summary"]["seq"] == 1
+    assert r["msg"] == "Üks pool korraga"
+    # B first then A, on the first step; then the deal entered properly
+    r = boot(img, "B+A B A")
+    assert r["summary"]["deals"] == 1 and r["summary"]["seq"] == 2
+    assert r["summary"]["score"][0] > 0 == r["summary"]["score"][1]   # maker B, won by A
+
+
+def test_a_button_held_at_boot_is_ignored_until_released(tmp_path):
+    img = tmp_path / "flash.img"
+    r = boot(img, "hold:OK " + START)
+    # the held OK entered nothing; after its release the four OKs set the match up
+    assert r["summary"]["seq"] == 1 and r["summary"]["ruleset"] == "saare-2020"
+    assert r["faultsseen"] == str(1 << 4)          # OK was shown in fault while held
+    assert r["faults"] == "0"                      # and works again after its release
