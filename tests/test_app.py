@@ -77,3 +77,13 @@ def test_a_button_held_at_boot_is_ignored_until_released(tmp_path):
     assert r["summary"]["seq"] == 1 and r["summary"]["ruleset"] == "saare-2020"
     assert r["faultsseen"] == str(1 << 4)          # OK was shown in fault while held
     assert r["faults"] == "0"                      # and works again after its release
+
+
+def test_a_full_flash_refuses_a_new_match_with_a_message(tmp_path):
+    img = tmp_path / "flash.img"
+    # 24 blocks of 4 KiB: less free space than the journal's reserve
+    r = run_mpy([SCRIPT, str(img), START, "24"], timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "summary null" in r.stdout           # no match was started
+    assert "msg Mälu täis: sünkrooni" in r.stdout
+    assert "mode 0" in r.stdout                 # still on the start screen, nothing crashed

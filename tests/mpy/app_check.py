@@ -1,6 +1,6 @@
 """MicroPython: the real app (nakk.app.App) on a test board: SimPins, a framebuf, a LittleFS image file.
 
-Usage: micropython tests/mpy/app_check.py IMAGE SCRIPT
+Usage: micropython tests/mpy/app_check.py IMAGE SCRIPT [BLOCKS]
 SCRIPT is a space-separated list of actions, played with real asyncio timing:
   A B C PREV OK NEXT   tap (60 ms down)      L<name>  hold 1000 ms (long)
   X+Y                  press X, then Y 5 ms later (both down), release both
@@ -59,7 +59,10 @@ class TestBoard:
         return False
 
     def mount(self):
-        mount_image(self.image, "/flash")
+        if BLOCKS:
+            mount_image(self.image, "/flash", blocks=BLOCKS)
+        else:
+            mount_image(self.image, "/flash")
         return "/flash/journal"
 
     def feed(self):
@@ -127,4 +130,5 @@ def main(image, script):
     print("pending", 0 if app.table.pending is None else 1)
 
 
+BLOCKS = int(sys.argv[3]) if len(sys.argv) > 3 else 0   # a smaller flash (4 KiB blocks)
 main(sys.argv[1], sys.argv[2].split())
