@@ -107,8 +107,8 @@ class App:
         rings = self.board.rings
         if rings is not None:
             rings.dim(self.board.usb_host())
-            self.screen.leds(ui)
-            self.board.leds()
+            if self.screen.leds(ui):
+                self.board.leds()
 
     def on_event(self, ev):
         """One button event, all the way to the screen (and the flash, unless the entry is held)."""

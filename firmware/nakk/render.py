@@ -1,10 +1,12 @@
 """Screen state -> the 128x64 framebuf and the LED rings. Redraws only the regions whose content changed.
 
-The screen has three regions, each whole SSD1306 pages, so the display is
-sent only the pages a change touched:
-  head  page 0     deal number and who shuffles; "saving"; results waiting (↑n)
-  body  pages 1-6  the score (side names, 32 px digits), or a list / question
-  foot  page 7     the step being entered with its answer under the cursor, or a message
+The screen has regions of whole SSD1306 pages, so the display is sent only
+the pages a change touched, and only they are drawn again (drawing text in
+Python is the slow part on the Pico, see docs/latency.md):
+  head   page 0     deal number and who shuffles; "saving"; results waiting (↑n)
+  names  page 1     the side names (and end bonuses)     } or one list / question
+  score  pages 2-6  32 px digits, karvane marks          } over pages 1-6
+  foot   page 7     the step being entered with its answer under the cursor, or a message
 Each region has a signature: a small integer built from the values it shows
 (no allocation); a region is drawn again only when its signature changes.
 Text comes from tables that already exist (rules, ui) and numbers are drawn
@@ -22,6 +24,8 @@ from nakk import ui as U
 
 _W = const(128)
 _HEAD = const(0x01)
+_NAMES = const(0x02)
+_SCORE = const(0x7C)
 _BODY = const(0x7E)
 _FOOT = const(0x80)
 _MASK = const(0x1FFFFFFF)    # signatures stay small ints on the Pico
@@ -37,11 +41,14 @@ class Screen:
         """fb: a 128x64 FrameBuffer (the board's); rings: nakk.rings.Rings or None."""
         self.fb = fb
         self.rings = rings
-        self._sig = [-1, -1, -1]
+        self._sig = [-1, -1, -1, -1, -1]    # head, names, score, foot, list
+        self._ring_sig = -1
         self.frame = 0
 
     def invalidate(self):
-        self._sig[0] = self._sig[1] = self._sig[2] = -1
+        for i in range(5):
+            self._sig[i] = -1
+        self._ring_sig = -1
 
     # ------------------------------------------------------------ signatures
     def _score_sig(self, s, m):
@@ -50,37 +57,55 @@ class Screen:
             s = _mix(s, st.score[i] & 0xFFFF)
             s = _mix(s, st.bonus[i] & 0xFF)
             s = _mix(s, st.marks[i])
-        return _mix(s, m.seq)
+        return _mix(s, 1 if st.over else 0)
 
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
         m = ui.table.match
         mode = ui.mode
+        sig = self._sig
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)
         head = _mix(_mix(_mix(base, 1 if saving else 0), waiting), ui.version if listed else 0)
-        body = base
         foot = _mix(_mix(_mix(base, ui.version), ui.faults), 1 if ui.msg is not None else 0)
+        names = _mix(base, ui.table.n or 0)
+        score = base
         if m is not None and m.st is not None:
-            head = _mix(_mix(_mix(head, m.st.deals), m.st.shuffler), m.seq)
-            body = self._score_sig(body, m)
-        if listed or mode == U.END:
-            body = _mix(_mix(body, ui.version), ui.cursor)
+            st = m.st
+            head = _mix(_mix(_mix(head, st.deals), st.shuffler), len(st.boards) if st.boards is not None else 0)
+            head = _mix(head, 1 if st.over else 0)
+            score = self._score_sig(score, m)
+            names = _mix(names, 1 if st.over else 0)
+            if st.over:
+                for i in range(st.sides):
+                    names = _mix(names, st.bonus[i] & 0xFF)
         mask = 0
-        if head != self._sig[0]:
-            self._sig[0] = head
+        if head != sig[0]:
+            sig[0] = head
             self._head(ui, m, saving, waiting, listed)
             mask |= _HEAD
-        if body != self._sig[1]:
-            self._sig[1] = body
-            self.fb.fill_rect(0, 8, _W, 48, 0)
-            if listed:
+        if listed:
+            body = _mix(_mix(base, ui.version), ui.cursor)
+            if body != sig[4]:
+                sig[4] = body
+                sig[1] = sig[2] = -1
+                self.fb.fill_rect(0, 8, _W, 48, 0)
                 self._list(ui)
-            else:
+                mask |= _BODY
+        else:
+            sig[4] = -1
+            if names != sig[1]:
+                sig[1] = names
+                self.fb.fill_rect(0, 8, _W, 8, 0)
+                self._names(ui, m)
+                mask |= _NAMES
+            if score != sig[2]:
+                sig[2] = score
+                self.fb.fill_rect(0, 16, _W, 40, 0)
                 self._score(ui, m)
-            mask |= _BODY
-        if foot != self._sig[2]:
-            self._sig[2] = foot
+                mask |= _SCORE
+        if foot != sig[3]:
+            sig[3] = foot
             self._foot(ui, m)
             mask |= _FOOT
         return mask
@@ -126,6 +151,22 @@ class Screen:
                 x -= font.width(":") + 2
                 font.text(fb, ":", x + 1, 0)
 
+    def _names(self, ui, m):
+        fb = self.fb
+        if m is None or m.st is None:
+            return
+        st = m.st
+        n = st.sides
+        sides = m.setup["sides"]
+        col = _W // n
+        for i in range(n):
+            cx = col * i + col // 2
+            name = sides[i].get("name", sides[i]["id"])
+            font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2)
+            if st.over and st.bonus[i]:
+                font.text(fb, "+", cx + 20, 8)
+                font.text(fb, st.bonus[i], cx + 26, 8)
+
     def _score(self, ui, m):
         fb = self.fb
         if m is None or m.st is None:
@@ -133,13 +174,10 @@ class Screen:
             return
         st = m.st
         n = st.sides
-        sides = m.setup["sides"]
         col = _W // n
         final = st.over
         for i in range(n):
             cx = col * i + col // 2
-            name = sides[i].get("name", sides[i]["id"])
-            font.text(fb, name, cx, 9, align=font.CENTER, max_w=col - 2)
             v = st.score[i] + st.bonus[i] if final else st.score[i]
             font.digits(fb, v, cx, 18, align=font.CENTER)
             if st.marks[i]:
@@ -147,11 +185,8 @@ class Screen:
                 x = cx - st.marks[i] * 3
                 for k in range(st.marks[i]):
                     fb.fill_rect(x + 6 * k, 52, 4, 3, 1)
-            if final and st.bonus[i]:
-                font.text(fb, "+", cx + 20, 9)
-                font.text(fb, st.bonus[i], cx + 26, 9)
         if n == 2:
-            fb.vline(64, 12, 40, 1)
+            fb.vline(64, 17, 34, 1)
 
     def _list(self, ui):
         fb = self.fb
@@ -241,17 +276,29 @@ class Screen:
 
     # ------------------------------------------------------------ rings
     def leds(self, ui):
-        """Paint the rings for this frame (animations step with self.frame)."""
+        """Paint the rings when what they show changed, or every frame while they animate.
+
+        Returns True when they were painted (the board then writes the LEDs)."""
         r = self.rings
         if r is None:
-            return
+            return False
         self.frame += 1
         m = ui.table.match
         n = r.rings
+        sig = _mix(_mix(ui.faults, 1 if r.dimmed else 0), ui.table.n or 0)
+        animate = ui.faults != 0
+        if m is not None and m.st is not None:
+            st = m.st
+            sig = self._score_sig(sig, m)
+            if st.over and st.winner is not None:
+                animate = True
+        if sig == self._ring_sig and not animate:
+            return False
+        self._ring_sig = sig
         if m is None or m.st is None:
             for i in range(n):
                 r.off(i)
-            return
+            return True
         st = m.st
         saare = m.rules.family == "saare"
         target = m.cfg.get("target")
@@ -271,3 +318,4 @@ class Screen:
                 r.progress(i, len(st.boards), hi - lo + 1)
             else:
                 r.off(i)
+        return True

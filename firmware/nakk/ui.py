@@ -114,8 +114,15 @@ def _clock():
     return _CpythonClock()
 
 
+_SEATS = {2: ("A1", "B1", "A2", "B2"), 3: ("A1", "B1", "C1", "A2", "B2", "C2")}
+
+
 def seat_name(seat, sides):
-    """Seat s belongs to side s % sides; A1 B1 A2 B2 (C1 C2 in Schmier)."""
+    """Seat s belongs to side s % sides; A1 B1 A2 B2 (C1 C2 in Schmier).
+    From a table for the boxes that exist: render draws it on every deal, so it must not allocate."""
+    names = _SEATS.get(sides)
+    if names is not None and 0 <= seat < len(names):
+        return names[seat]
     return SIDES[seat % sides] + str(seat // sides + 1)
 
 
