@@ -209,12 +209,13 @@ def main():
     print("   64-bit unix port are about twice their Pico size; the loop itself allocates 0)")
     print("latency on the task's wake schedule (edge latched -> event queued), all phases:")
     for chord, what, label in ((40, "PRESS", "side PRESS, chord_ms=40      "),
+                               (10, "PRESS", "side PRESS, chord_ms=10 (app)"),
                                (0, "PRESS", "side PRESS, chord_ms=0       "),
                                (40, "SHORT", "cluster SHORT after release  "),
                                (40, "LONG", "cluster LONG past long_ms    ")):
         w, m = schedule_latency(chord, what)
         print("  %s worst %3d ms, mean %5.1f ms" % (label, w, m))
-    for chord in (40, 0):
+    for chord in (40, 10, 0):
         w, m = live_latency(chord)
         print("live loop, real clock, side PRESS chord_ms=%-2d:  worst %5.1f ms, mean %5.1f ms"
               % (chord, w / 1000, m / 1000))
