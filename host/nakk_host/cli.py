@@ -1,7 +1,11 @@
 """The `nakk` command: one small function and parser per subcommand; errors as `nakk: message`, non-zero exit."""
 
 import argparse
+import io
+import os
+import shutil
 import sys
+import tempfile
 
 from nakk import VERSION
 from nakk import rules as rules_pkg
@@ -94,9 +98,314 @@ def add_rules(sub):
     p.set_defaults(func=cmd_rules)
 
 
+# ---------------------------------------------------------------- sim and demo
+
+DEMO_RULESETS = ("saare-2020", "schmier", "sasku", "saare-classic")
+DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
+
+
+def _sim_errors(f):
+    """Run f(); a simulator failure becomes a CommandError."""
+    from nakk_host import simulator as S
+    try:
+        return f()
+    except S.SimulatorError as e:
+        raise CommandError(str(e))
+    except S.KeyScriptError as e:
+        raise CommandError(str(e), 2)
+
+
+def _read_keys(args):
+    """The parsed key script of --keys / --keys-file, or None."""
+    from nakk_host import simulator as S
+    if args.keys is None and args.keys_file is None:
+        return None
+    keys = []
+    if args.keys_file is not None:
+        try:
+            with open(args.keys_file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise CommandError("cannot read %s: %s" % (args.keys_file, e.strerror or e), 2)
+        keys += _sim_errors(lambda: S.parse_keys(text, args.keys_file))
+    if args.keys is not None:
+        keys += _sim_errors(lambda: S.parse_keys(args.keys, "--keys"))
+    return keys
+
+
+def match_from_image(image):
+    """(events as canonical JSON lines, folded Match) of the latest match on a flash image;
+    ([], None) when there is none. The events are read by the firmware's own code on the unix port."""
+    from nakk.match import read_lines
+    from nakk_host import simulator as S
+    lines = _sim_errors(lambda: S.dump_events(image))
+    if not lines:
+        return [], None
+    m, error = read_lines(lines)
+    if error is not None:
+        n, e = error
+        raise CommandError("event %d on the flash image is invalid: %s%s" % (n, (e.field + ": ") if e.field else "", e.reason))
+    return lines, m
+
+
+def _score_text(lines):
+    """What `nakk score` prints for these events."""
+    out = io.StringIO()
+    err = io.StringIO()
+    score_mod.run([line.decode() for line in lines], False, out, err)
+    return (out.getvalue() + err.getvalue()).rstrip("\n")
+
+
+def result_lines(summary):
+    """The final score and the winner in words, from a match summary."""
+    from nakk.event import SIDES
+    s = summary
+    names = s["sides"]
+    parts = []
+    for i in range(len(names)):
+        label = SIDES[i] if names[i] == SIDES[i] else "%s (%s)" % (SIDES[i], names[i])
+        if s["bonus"][i]:
+            parts.append("%s %d (%d + %d bonus)" % (label, s["final"][i], s["score"][i], s["bonus"][i]))
+        else:
+            parts.append("%s %d" % (label, s["final"][i]))
+    out = ["Final score: " + ", ".join(parts) if s["over"] else "Score so far: " + ", ".join(parts)]
+    if not s["over"]:
+        out.append("The match is not over.")
+    elif s["winner"] is not None:
+        why = score_mod._ENDED.get(s["ended"], s["ended"])
+        out.append("Winner: %s (%s)" % (s["winner"], why) if why else "Winner: %s" % s["winner"])
+    elif s["ended"] == "boards":
+        out.append("No winner in this box: a Turniirisasku match is decided when the judge joins both rooms' boards.")
+    else:
+        out.append("No winner.")
+    return out
+
+
+def _show_match(image, lines, m):
+    if m is None:
+        print("No match on the flash image %s yet." % image)
+        return
+    print("\n".join(result_lines(m.summary())))
+    print()
+    print("The match's %d events, read back from the flash image:" % len(lines))
+    for line in lines:
+        print("  " + line.decode())
+    print()
+    print("Folded as `nakk score` does:")
+    print(_score_text(lines))
+
+
+def cmd_sim(args):
+    keys = _read_keys(args)
+    if keys is None:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise CommandError("no terminal for the interactive simulator: give --keys or --keys-file", 2)
+        return _interactive(args)
+    from nakk_host import simulator as S
+    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang))
+    try:
+        _sim_errors(lambda: S.play(sim, keys))
+        screen = sim.text()
+        if args.screenshot:
+            sim.screenshot(args.screenshot)
+        sent = sim.sent
+    finally:
+        sim.close()
+    print(screen)
+    print("%d presses, %d bytes sent to the display; flash image %s" % (len(keys), sent, os.path.abspath(args.image)))
+    if args.screenshot:
+        print("screenshot: %s" % args.screenshot)
+    print()
+    lines, m = match_from_image(args.image)
+    _show_match(args.image, lines, m)
+    return 0
+
+
+_TERM_KEYS = {"a": ("A", False), "b": ("B", False), "c": ("C", False),
+              "j": ("PREV", False), "k": ("OK", False), "l": ("NEXT", False),
+              "J": ("PREV", True), "K": ("OK", True), "L": ("NEXT", True),
+              "\r": ("OK", False), "\n": ("OK", False),
+              "\x1b[D": ("PREV", False), "\x1b[C": ("NEXT", False),
+              "\x1bOD": ("PREV", False), "\x1bOC": ("NEXT", False)}
+
+_HELP = ("a b c: side buttons   j k l or \u2190 Enter \u2192: PREV OK NEXT   J K L: long PREV/OK/NEXT   "
+         "u: USB host   s: screenshot   q: quit")
+
+
+def _term_actions(data):
+    """Split what the terminal sent into key names: escape sequences whole, other bytes one by one."""
+    out = []
+    i = 0
+    while i < len(data):
+        if data[i] == "\x1b" and i + 2 < len(data) and data[i + 1] in "[O":
+            out.append(data[i:i + 3])
+            i += 3
+        else:
+            out.append(data[i])
+            i += 1
+    return out
+
+
+def _interactive(args):
+    import select
+    import shutil
+    import termios
+    import threading
+    import time
+    import tty
+    from nakk_host import simulator as S
+    dirty = threading.Event()
+    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang, on_frame=dirty.set))
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    out = sys.stdout
+    status = ["pty %s (nakk sync finds it)" % sim.tty]
+    stop = threading.Event()
+    lock = threading.Lock()
+    shots = [0]
+
+    def draw():
+        cols = shutil.get_terminal_size((132, 40)).columns
+        screen = sim.text(color=True, border=cols >= 130)
+        usb = "on the judge's USB (rings dimmed)" if sim.usb else "on battery"
+        text = "\x1b[H" + screen.replace("\n", "\x1b[K\n") + "\x1b[K\n" + \
+            "%s | %s\x1b[K\n%s\x1b[K\n\x1b[J" % (status[0], usb, _HELP)
+        with lock:
+            out.write(text)
+            out.flush()
+
+    def drawer():
+        while not stop.is_set():
+            if dirty.wait(0.5):
+                dirty.clear()
+                draw()
+                time.sleep(0.03)         # at most ~30 redraws a second
+
+    t = threading.Thread(target=drawer, daemon=True)
+    try:
+        tty.setcbreak(fd)                # keys one by one, no echo; Ctrl-C still interrupts
+        out.write("\x1b[?25l\x1b[2J")
+        t.start()
+        dirty.set()
+        quit_ = False
+        while not quit_:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if not r:
+                if not sim.running():
+                    raise CommandError("the simulator stopped" + sim._console_tail())
+                continue
+            data = os.read(fd, 64).decode("utf-8", "replace")
+            for key in _term_actions(data):
+                if key in ("q", "Q"):
+                    quit_ = True
+                    break
+                if key == "u":
+                    sim.set_usb(not sim.usb)
+                    dirty.set()
+                elif key == "s":
+                    shots[0] += 1
+                    path = args.screenshot or "nakk-screen-%d.png" % shots[0]
+                    sim.screenshot(path)
+                    status[0] = "screenshot: %s | pty %s" % (path, sim.tty)
+                    dirty.set()
+                elif key in _TERM_KEYS:
+                    name, long = _TERM_KEYS[key]
+                    _sim_errors(lambda: sim.press(name, long))
+    finally:
+        stop.set()
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+        with lock:
+            out.write("\x1b[?25h\n")
+            out.flush()
+        if t.is_alive():
+            t.join(1)
+        sim.close()
+    lines, m = match_from_image(args.image)
+    _show_match(args.image, lines, m)
+    return 0
+
+
+def add_sim(sub):
+    p = sub.add_parser("sim", help="run the firmware on the MicroPython unix port: keys for buttons, the screen in the terminal",
+                       description="Run the real firmware on the MicroPython unix port with the simulator board: "
+                       "keys for the buttons, the OLED and the rings drawn in the terminal, the flash as a LittleFS "
+                       "image file (killing the simulator is a power cut), the USB serial port on a pseudo-terminal "
+                       "that `nakk sync` finds. With --keys or --keys-file it plays them, prints the final screen and "
+                       "the match, and exits.")
+    p.add_argument("--image", default="nakk-flash.img", help="flash image file (created if missing; default: %(default)s)")
+    p.add_argument("--keys", help='key script, e.g. "OK OK OK OK A A" (A B C PREV OK NEXT; PREV:long OK:long NEXT:long or LPREV LOK LNEXT)')
+    p.add_argument("--keys-file", help="key script file (# starts a comment)")
+    p.add_argument("--screenshot", metavar="FILE.png", help="write a PNG of the OLED and the rings (at the end, or on `s`)")
+    p.add_argument("--lang", choices=("et", "en"), help="the box's language (saved on its flash)")
+    p.set_defaults(func=cmd_sim)
+
+
+def cmd_demo(args):
+    from nakk_host import simulator as S
+    path = os.path.join(DEMO_DIR, args.ruleset + ".keys")
+    with open(path, encoding="utf-8") as f:
+        keys = _sim_errors(lambda: S.parse_keys(f.read(), path))
+    tmp = None
+    image = args.image
+    if image is None:
+        tmp = tempfile.mkdtemp(prefix="nakk-demo-")
+        image = os.path.join(tmp, "nakk-flash.img")
+    try:
+        title = rules_pkg.get(args.ruleset).title[1]
+        print("nakk demo: a whole %s match on the simulator, entered with %d button presses" % (title, len(keys)))
+        print("(the real firmware on the MicroPython unix port; flash: %s)" % (image if tmp is None else "a fresh image"))
+        sim = _sim_errors(lambda: S.Simulator(image))
+        try:
+            print("serial port: %s" % sim.tty)
+            _sim_errors(lambda: S.play(sim, keys))
+            screen = sim.text()
+            if args.screenshot:
+                sim.screenshot(args.screenshot)
+            sent = sim.sent
+        finally:
+            sim.close()
+        lines, m = match_from_image(image)
+        if m is None:
+            raise CommandError("the demo left no match on the flash image")
+        s = m.summary()
+        print()
+        print(screen)
+        print()
+        print("\n".join(result_lines(s)))
+        print("Presses: %d for %d deals (%d bytes sent to the display)" % (len(keys), s["deals"], sent))
+        if args.screenshot:
+            print("Screenshot: %s" % args.screenshot)
+        print()
+        print("The match's %d events, read back from the flash image:" % len(lines))
+        for line in lines:
+            print("  " + line.decode())
+        print()
+        print("Folded as `nakk score` does:")
+        print(_score_text(lines))
+        if tmp is None:
+            print()
+            print("Look at the box yourself: nakk sim --image %s" % image)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def add_demo(sub):
+    p = sub.add_parser("demo", help="play a scripted match on the simulator and print the result",
+                       description="Play a whole scripted match on the simulator, with nobody at the keyboard, "
+                       "and print the final screen, the score, the winner, the number of presses and the match's "
+                       "events as read back from the simulator's flash.")
+    p.add_argument("--ruleset", choices=DEMO_RULESETS, default="saare-2020", help="the game (default: %(default)s)")
+    p.add_argument("--image", help="flash image file to play on (default: a fresh temporary one)")
+    p.add_argument("--screenshot", nargs="?", const="nakk-demo.png", metavar="FILE.png",
+                   help="write a PNG of the final screen and rings (default name: %(const)s)")
+    p.set_defaults(func=cmd_demo)
+
+
 # ---------------------------------------------------------------- main
 
-COMMANDS = (add_score, add_rules)
+COMMANDS = (add_score, add_rules, add_sim, add_demo)
 
 
 def parser():

@@ -1,0 +1,297 @@
+"""The simulator end to end: the real firmware on the MicroPython unix port, driven by button presses.
+
+Matches are played through nakk_host.simulator.Simulator (no mocks of our own
+code): the events are read back from the LittleFS image by the firmware's own
+journal code, folded again on CPython, and compared with `nakk score` and with
+what the simulated OLED shows. The serial port is a raw pty, registered where
+`nakk sync` looks; killing the simulator is a power cut.
+"""
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import termios
+import time
+
+import pytest
+
+from conftest import ROOT, TESTS, run_mpy
+
+from nakk_host import cli, screenshot
+from nakk_host import simulator as S
+
+DEMO = os.path.join(ROOT, "host", "nakk_host", "demo")
+NAKK = [sys.executable, "-m", "nakk_host.cli"]
+
+
+@pytest.fixture(autouse=True)
+def registry(tmp_path, monkeypatch):
+    """Each test registers its simulators in its own runtime directory."""
+    d = tmp_path / "run"
+    d.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+    return d / "nakk"
+
+
+def demo_keys(name):
+    with open(os.path.join(DEMO, name + ".keys"), encoding="utf-8") as f:
+        return S.parse_keys(f.read(), name)
+
+
+def body(fb):
+    """The score region of the display (pages 1-6): what render.py draws from the match alone."""
+    return bytes(fb[128:128 * 7])
+
+
+def score_json(tmp_path, lines):
+    p = tmp_path / "events.jsonl"
+    p.write_bytes(b"\n".join(lines) + b"\n")
+    r = subprocess.run(NAKK + ["score", "--json", str(p)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout), p
+
+
+# ---------------------------------------------------------------- a whole match
+
+def test_a_whole_match_by_button_presses(tmp_path):
+    image = str(tmp_path / "flash.img")
+    keys = demo_keys("saare-2020")
+    with S.Simulator(image) as sim:
+        S.play(sim, keys)
+        shown = sim.framebuffer()
+        assert [p[0] for p in sim.presses] == [k[0] for k in keys]
+        assert all(sent > 0 for _, _, sent in sim.presses)     # every press changed the screen
+        assert sim.info()["handled"] == len(keys)
+    assert not sim.running()
+    lines = S.dump_events(image)
+    assert [json.loads(x)["type"] for x in lines] == ["setup"] + ["deal"] * 7 + ["confirm"] * 2
+    # folded on CPython == `nakk score` on the dumped events == the expected result
+    lines2, m = cli.match_from_image(image)
+    assert lines2 == lines
+    summary, path = score_json(tmp_path, lines)
+    assert json.loads(json.dumps(m.summary())) == summary
+    assert summary["score"] == [16, 10] and summary["bonus"] == [1, 0] and summary["final"] == [17, 10]
+    assert summary["winner"] == "A" and summary["marks"] == [1, 0] and summary["confirmed"] == ["A", "B"]
+    assert summary["locked"]
+    # what the OLED shows is that result: the score region drawn from the dumped events
+    r = run_mpy([os.path.join(TESTS, "mpy", "render_match.py"), str(path)])
+    assert r.returncode == 0, r.stderr
+    frame_hex, mode = r.stdout.split()
+    assert body(bytes.fromhex(frame_hex)) == body(shown)
+
+
+def test_usb_host_dims_the_rings(tmp_path):
+    with S.Simulator(str(tmp_path / "flash.img")) as sim:
+        S.play(sim, S.parse_keys("OK OK OK OK NEXT NEXT A A"))    # A: 6 nakks lit
+        bright = sum(sim.ring_buffers()[0])
+        assert bright > 0
+        sim.set_usb(True)
+        deadline = time.monotonic() + 5
+        while sum(sim.ring_buffers()[0]) >= bright:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert 0 < sum(sim.ring_buffers()[0]) < bright / 2
+
+
+def test_bad_control_lines_are_reported_and_ignored(tmp_path):
+    with S.Simulator(str(tmp_path / "flash.img")) as sim:
+        sim._send(b"K X 60")
+        sim._send(b"nonsense")
+        sim._send(b"S zz")
+        sim._send(b"K \xff 60")
+        sim._send(b"K OK 99999999999999999999")
+        sim._send(b"S " + b"00" * 5000)
+        assert sim.press("OK") == 1
+        assert sum(c.startswith("E ") for c in sim.console) == 5, sim.console
+        assert sim.info()["serial_received"] == 0
+
+
+# ---------------------------------------------------------------- the serial port
+
+def test_pty_is_raw_registered_and_reaches_the_firmware(tmp_path, registry):
+    image = str(tmp_path / "flash.img")
+    with S.Simulator(image) as sim:
+        entries = S.registered_simulators()
+        assert len(entries) == 1
+        e = entries[0]
+        assert e["path"] == sim.tty and e["pid"] == os.getpid() and e["image"] == os.path.abspath(image)
+        assert os.path.dirname(sim.registry) == str(registry)
+        iflag, oflag, cflag, lflag = S.tty_flags(sim.tty)
+        assert not lflag & (termios.ECHO | termios.ICANON | termios.ISIG | termios.IEXTEN)
+        assert not oflag & termios.OPOST
+        assert not iflag & (termios.ICRNL | termios.IXON)
+        # a client writes to the port, closes it, comes back: the bytes arrive as they were sent
+        data = b"hello\x03\r\n\x00\xff"
+        for _ in range(2):
+            fd = os.open(sim.tty, os.O_RDWR | os.O_NOCTTY)
+            os.write(fd, data)
+            os.close(fd)
+        deadline = time.monotonic() + 10
+        while sim.info()["serial_received"] < 2 * len(data):
+            assert time.monotonic() < deadline, sim.info()
+            time.sleep(0.02)
+        assert sim.info()["serial_received"] == 2 * len(data)
+        assert sim.serial_in == 2 * len(data)
+        assert sim.press("OK") == 1            # the box is still fine
+        # the other way: an S line from the firmware comes out of the pty unchanged
+        fd = os.open(sim.tty, os.O_RDWR | os.O_NOCTTY)
+        try:
+            sim._line(b"S " + data.hex().encode())
+            got = b""
+            while len(got) < len(data):
+                r, _, _ = select.select([fd], [], [], 5)
+                assert r, got
+                got += os.read(fd, 100)
+            assert got == data
+        finally:
+            os.close(fd)
+        path = sim.registry
+    assert not os.path.exists(path)
+    assert S.registered_simulators() == []
+
+
+def test_stale_registry_entries_are_dropped(registry):
+    registry.mkdir(parents=True)
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    (registry / "sim-1.json").write_text(json.dumps({"path": "/dev/null", "pid": p.pid, "image": "x", "started": 0}))
+    (registry / "sim-2.json").write_text("not json")
+    (registry / "sim-3.json").write_text(json.dumps({"path": "/nonexistent/tty", "pid": os.getpid()}))
+    assert S.registered_simulators() == []
+    assert os.listdir(registry) == []
+
+
+# ---------------------------------------------------------------- power cut
+
+def test_kill_9_mid_match_resumes_at_the_same_score(tmp_path):
+    image = str(tmp_path / "flash.img")
+    keys = demo_keys("saare-2020")
+    cut = 16                      # the start and five deals (a pokk and its replay among them)
+    sim = S.Simulator(image)
+    try:
+        S.play(sim, keys[:cut])
+        before = sim.framebuffer()
+        sim.press("A")            # the maker of deal 6: half an entry, nothing to save yet
+        os.kill(sim.proc.pid, signal.SIGKILL)
+        sim.proc.wait()
+    finally:
+        sim.kill()
+    assert sim.registry is None
+    summary, _ = score_json(tmp_path, S.dump_events(image))
+    assert summary["score"] == [6, 10] and summary["deals"] == 5 and not summary["over"]
+    with S.Simulator(image) as again:
+        assert body(again.framebuffer()) == body(before)        # the same score on screen
+        S.play(again, keys[cut:])                                # the half entry is entered again
+    lines, m = cli.match_from_image(image)
+    s = m.summary()
+    assert s["final"] == [17, 10] and s["winner"] == "A" and s["confirmed"] == ["A", "B"]
+
+
+# ---------------------------------------------------------------- the commands
+
+def test_nakk_sim_keys_and_screenshot(tmp_path):
+    png = tmp_path / "x.png"
+    image = tmp_path / "flash.img"
+    r = subprocess.run(NAKK + ["sim", "--image", str(image), "--keys", "OK OK OK OK A A NEXT B NEXT",
+                               "--screenshot", str(png)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "\u2580" in r.stdout or "\u2584" in r.stdout          # the screen in half blocks
+    assert "9 presses" in r.stdout
+    assert "Score so far: A 2, B 0" in r.stdout
+    assert "saare-2020, 2 events, 1 deals" in r.stdout
+    w, h, _ = screenshot.read_png(png.read_bytes())
+    expect = screenshot.read_png(screenshot.to_png(bytes(1024), [bytes(48)] * 2))
+    assert (w, h) == expect[:2]
+    # the same image again: the match goes on where it was (an unfinished entry is entered again)
+    r = subprocess.run(NAKK + ["sim", "--image", str(image), "--keys", "NEXT B  # ruutu by B\nNEXT B  # B: jann\n"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "Score so far: A 2, B 6" in r.stdout
+
+
+def test_nakk_sim_key_errors(tmp_path):
+    r = subprocess.run(NAKK + ["sim", "--image", str(tmp_path / "f.img"), "--keys", "OK A:long"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and "only PREV, OK and NEXT have a long press" in r.stderr
+    r = subprocess.run(NAKK + ["sim", "--image", str(tmp_path / "f.img")], capture_output=True, text=True,
+                       cwd=ROOT, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and "nakk: no terminal" in r.stderr
+
+
+def test_parse_keys():
+    assert S.parse_keys("A ok\n# a comment\nPREV:long LNEXT  next # more\nlok") == [
+        ("A", False), ("OK", False), ("PREV", True), ("NEXT", True), ("NEXT", False), ("OK", True)]
+    with pytest.raises(S.KeyScriptError, match="line 2"):
+        S.parse_keys("A\nD")
+
+
+@pytest.mark.parametrize("ruleset", ["saare-2020", "schmier"])
+def test_nakk_demo(tmp_path, ruleset):
+    shot = tmp_path / "demo.png"
+    r = subprocess.run(NAKK + ["demo", "--ruleset", ruleset, "--screenshot", str(shot)],
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    if ruleset == "saare-2020":
+        assert "Final score: A 17 (16 + 1 bonus), B 10" in out and "Winner: A" in out
+        assert "Presses: %d for 7 deals" % len(demo_keys(ruleset)) in out
+    else:
+        assert "Final score: A -1, B 21, C 14" in out and "Winner: B" in out
+    assert "over (reached the target)" in out            # nakk score's own text
+    assert sorted(os.listdir(str(tmp_path))) == ["demo.png", "run"]     # the screenshot; no image left here
+
+
+def test_interactive_sim_on_a_terminal(tmp_path):
+    """`nakk sim` with a terminal: keys k (OK) and a (side A) play, u and s work, q quits."""
+    import pty
+    master, slave = pty.openpty()
+    env = dict(os.environ, COLUMNS="140", LINES="50")
+    p = subprocess.Popen(NAKK + ["sim", "--image", str(tmp_path / "f.img"), "--screenshot", str(tmp_path / "s.png")],
+                         stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, start_new_session=True)
+    os.close(slave)
+    out = bytearray()
+
+    def read_until(what, timeout=20):
+        end = time.monotonic() + timeout
+        while what not in out:
+            assert time.monotonic() < end, out.decode(errors="replace")[-2000:]
+            r, _, _ = select.select([master], [], [], 0.1)
+            if r:
+                try:
+                    out.extend(os.read(master, 65536))
+                except OSError:
+                    break
+
+    try:
+        read_until(b"nakk sync finds it")
+        for k in b"kkkk":                      # OK x4: a new match
+            os.write(master, bytes([k]))
+        os.write(master, b"\x1b[C")            # -> NEXT: ruutu
+        os.write(master, b"a")                 # A makes it
+        os.write(master, b"\r")                # OK: a side is asked, nothing entered
+        os.write(master, b"a")                 # A wins
+        os.write(master, b"u")
+        read_until(b"judge's USB")
+        os.write(master, b"s")
+        read_until(b"screenshot: ")
+        os.write(master, b"q")
+        read_until(b"Folded as")
+        assert p.wait(20) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.close(master)
+    text = out.decode(errors="replace")
+    assert "Score so far: A 4, B 0" in text
+    assert (tmp_path / "s.png").exists()
+
+
+def test_readme_starts_with_the_demo():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    first = re.search(r"```sh\n(.*?)\n```", text, re.S).group(1)
+    assert first == "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/nakk demo"
