@@ -119,6 +119,15 @@ class Screen:
             font.text(fb, ui.word(ui.title), 0, 0, max_w=84)
             if m is not None and m.st is not None:
                 self._small_score(m, 127)
+        elif m is not None and m.st is not None and m.st.over:
+            # the match is over: who won, in the header
+            st = m.st
+            if st.winner is not None:
+                x = font.text(fb, U.W_WINNER[lang], 0, 0)
+                sd = m.setup["sides"][st.winner]
+                font.text(fb, sd.get("name", sd["id"]), x, 0, max_w=56 - x)
+            else:
+                font.text(fb, U.W_OVER[lang] if st.ended != "shared" else U.W_DRAW[lang], 0, 0, max_w=56)
         elif m is not None and m.st is not None:
             st = m.st
             if st.boards is not None:

@@ -1,0 +1,709 @@
+"""Bench: button presses per deal over the deal mix (shared/bench/deal-mix.json), through the real UI.
+
+Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy]
+      --mpy also runs the same player on the MicroPython unix port
+      (-X heapsize=320K, firmware/ on MICROPYPATH), checks that the same seed
+      gives the same counts there, and prints the bytes sent to the display
+      per press (nakk.render.Screen on a real framebuf).
+
+A "player" knows what it wants to enter (drawn from the mix with a seeded
+xorshift32 of its own, integers only, so that CPython and MicroPython draw the
+same deals) and presses what a person would, reading only the screen state of
+nakk.ui.Ui: the mode, the items on the list and the cursor (the list wraps, so
+it moves the shorter way round), the step being entered. It commits a choice
+with the side button the choice names (maker, winner, bidder, ...) or with OK,
+and enters the plain win when the screen does not offer what it wanted (jänn
+in pits). Schmier: on a point step OK gives that point and all later points to
+the bidder; the player uses it when every remaining point is the bidder's.
+
+Counting (shared/bench/README.md): every button event handed to Ui.handle is
+one press, a long press too. A deal's presses are its entry; a redeal counts as
+a deal (long OK, the reason, OK); a penalty (long NEXT, the offence, the
+offender's side button) and an undo (one wrong answer in an entry, then long
+PREV + OK, then the entry again, right) are counted apart; the undo's cost is
+the wrong entry and the two presses of the undo itself. The presses that start
+a match (a long OK on the finished result, then the start screen) and confirm
+its end (each side its own button) are reported per match.
+
+The table has no journal (the events are kept as bytes in Table.saved): the
+flows are pure Python and the same on both interpreters.
+"""
+
+import sys
+
+MPY = sys.implementation.name == "micropython"
+
+SEED = 2026
+MATCHES = 300
+RULESETS = ("saare-2020", "saare-classic", "sasku", "schmier")
+
+if not MPY:
+    import os as _os
+    _FW = _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))), "firmware")
+    if _FW not in sys.path:
+        sys.path.insert(0, _FW)
+
+from nakk import buttons as K  # noqa: E402
+from nakk import rules as _rules  # noqa: E402
+from nakk import ui as U  # noqa: E402
+from nakk.event import SIDES  # noqa: E402
+from nakk.table import Table  # noqa: E402
+
+PREV_S = K.event(K.SHORT, K.PREV)
+NEXT_S = K.event(K.SHORT, K.NEXT)
+OK_S = K.event(K.SHORT, K.OK)
+PREV_L = K.event(K.LONG, K.PREV)
+NEXT_L = K.event(K.LONG, K.NEXT)
+OK_L = K.event(K.LONG, K.OK)
+
+# what the player enters when the screen does not offer what it wanted
+FALLBACK = {"jann": "win", "seajann": "win"}
+
+
+class FixedClock:
+    """A clock that never moves: no message times out and the screen never idles (deterministic)."""
+
+    def ticks_ms(self):
+        return 0
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+class Rng:
+    """xorshift32, integers only: the same draws on CPython and MicroPython."""
+
+    def __init__(self, seed):
+        self.s = (seed * 2654435761 + 12345) & 0xFFFFFFFF or 1
+
+    def next(self):
+        x = self.s
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        self.s = x
+        return x
+
+    def below(self, n):
+        return self.next() % n
+
+    def chance(self, p):
+        return self.below(1000000) < int(p * 1000000 + 0.5)
+
+    def pick(self, weights):
+        keys = sorted(weights)
+        ws = [int(weights[k] * 1000000 + 0.5) for k in keys]
+        r = self.below(sum(ws))
+        for i in range(len(keys)):
+            r -= ws[i]
+            if r < 0:
+                return keys[i]
+        return keys[-1]
+
+
+# ---------------------------------------------------------------- the mixes
+
+def mixes(raw):
+    """The mix per ruleset: Saare mäng 2020 and Schmier from deal-mix.json; classic and Sasku reuse Saare's weights."""
+    s = raw["saare-2020"]
+    g = s["game"]
+    out = {}
+    out["saare-2020"] = {"game": g, "maker": s["maker"], "outcome": s["outcome"],
+                         "capture": s["pits_capture_share"], "penalty": s["penalty_per_deal"],
+                         "offence": s["penalty_offence"], "undo": s["undo_per_deal"]}
+    # classic: only suit and ruutu exist; the blind and pits weights drop out (renormalised by pick)
+    off = {}
+    for k in s["penalty_offence"]:
+        if k != "misdeal-twice":
+            off[k] = s["penalty_offence"][k]
+    out["saare-classic"] = {"game": {"suit": g["suit"], "ruutu": g["ruutu"], "redeal": g["redeal"]},
+                            "maker": s["maker"], "outcome": s["outcome"], "capture": 0,
+                            "penalty": s["penalty_per_deal"], "offence": off, "undo": s["undo_per_deal"]}
+    # Sasku: suit and ruutu as in Saare; all four passing is played (üleküla) at the weight Saare gives
+    # blind ruutu; Saare's jänn (loser <= 30 eyes, winner >= 90) splits into jänn 91+ (9/10) and
+    # seajänn, exactly 90 (1/10); no per-deal penalties (the only Sasku penalty removes the team)
+    o = s["outcome"]
+    outcome = {}
+    for k in o:
+        if k.endswith("-jann"):
+            outcome[k] = o[k] * 0.9
+            outcome[k[:-5] + "-seajann"] = o[k] * 0.1
+        else:
+            outcome[k] = o[k]
+    out["sasku"] = {"game": {"suit": g["suit"], "ruutu": g["ruutu"], "ulekula": g["pime-ruutu"],
+                             "redeal": g["redeal"]},
+                    "maker": s["maker"], "outcome": outcome, "capture": 0, "penalty": 0, "offence": {},
+                    "undo": s["undo_per_deal"]}
+    sc = raw["schmier"]
+    out["schmier"] = {"all_pass": sc["all_pass"], "bid": sc["bid"], "take": sc["bidder_takes_each_point"],
+                      "tied": sc["game_point_tied"], "penalty": 0, "undo": s["undo_per_deal"]}
+    return out
+
+
+def describe_mix(name, mix):
+    """One or two lines stating the mix (printed with the figures)."""
+    def w(d):
+        return ", ".join("%s %.3g" % (k, d[k]) for k in sorted(d))
+    if name == "schmier":
+        return ["all pass (menu redeal) %.3g; bid %s; the bidder any of the three teams, equally; the bidder's"
+                " team takes each point %.3g, else one of the other two at random; game point tied %.3g; undo %.3g"
+                " per deal (Saare's); no penalties"
+                % (mix["all_pass"], w(mix["bid"]), mix["take"], mix["tied"], mix["undo"])]
+    lines = ["game %s (weights renormalised over what exists; a redeal's reason drawn evenly from the"
+             " ruleset's reasons, which the mix does not weigh)" % w(mix["game"]),
+             "outcome (relative to the maker) %s" % w(mix["outcome"])]
+    extra = "undo %.3g per deal (one wrong answer in the first two steps)" % mix["undo"]
+    if mix["capture"]:
+        extra += "; pits capture share %.3g" % mix["capture"]
+    if mix["penalty"]:
+        extra += "; penalty %.3g per deal, offence %s" % (mix["penalty"], w(mix["offence"]))
+    else:
+        extra += "; no per-deal penalties"
+    lines.append(extra)
+    return lines
+
+
+_OUTCOME = {"won": ("win", True), "won-jann": ("jann", True), "won-seajann": ("seajann", True),
+            "won-karvane": ("karvane", True), "lost": ("win", False), "lost-jann": ("jann", False),
+            "lost-seajann": ("seajann", False), "lost-karvane": ("karvane", False), "pokk": ("pokk", None)}
+
+
+def draw_deal(rng, name, mix, m):
+    """What happens at the table next: ("redeal", reason) or ("deal", {step key: (value, side letter)})."""
+    st = m.st
+    rules = m.rules
+    if name == "schmier":
+        if rng.chance(mix["all_pass"]):
+            return "redeal", "all-pass"
+        bid = int(rng.pick(mix["bid"]))
+        b = rng.below(3)
+        bidder = SIDES[b]
+        want = {"bid": (bid, bidder)}
+        for p in ("high", "low", "right", "left", "joker", "game"):
+            if p == "game" and rng.chance(mix["tied"]):
+                want[p] = (None, None)
+            elif rng.chance(mix["take"]):
+                want[p] = ("team", bidder)
+            else:
+                want[p] = ("team", SIDES[(b + 1 + rng.below(2)) % 3])
+        return "deal", want
+    game = rng.pick(mix["game"])
+    if game == "redeal":
+        reasons = [r[0] for r in rules.redeal_reasons if not (r[0] == "no-picture" and st.chain)]
+        return "redeal", reasons[rng.below(len(reasons))]
+    maker = rng.pick(mix["maker"])
+    if st.chain:                         # a pokk replay: same game, same maker
+        maker = SIDES[st.pending[0]]
+        game = st.pending[1]
+    if game in ("valge-pits", "pime-pits") and rng.chance(mix["capture"]):
+        result, winner = "capture", SIDES[rng.below(2)]
+    else:
+        result, makers = _OUTCOME[rng.pick(mix["outcome"])]
+        if makers is None:
+            winner = None
+        elif game == "ulekula":
+            winner = SIDES[rng.below(2)]
+            result = "win"               # all passed: the pair with more eyes, no bonuses
+        else:
+            winner = maker if makers else SIDES[1 - SIDES.index(maker)]
+    key = "contract" if name == "sasku" else "game"
+    return "deal", {key: (game, None if game == "ulekula" else maker), "result": (result, winner)}
+
+
+def draw_penalty(rng, mix, m):
+    offence = rng.pick(mix["offence"])
+    if offence == "misdeal-twice":
+        by = SIDES[m.st.shuffler % 2]    # the dealer's pair misdeals
+    else:
+        by = SIDES[rng.below(2)]
+    return offence, by
+
+
+# ---------------------------------------------------------------- the player
+
+class Player:
+    def __init__(self, ui, after=None):
+        self.ui = ui
+        self.presses = 0
+        self.moves = 0          # cursor moves (short PREV/NEXT) among the presses
+        self.after = after      # called after every press (render, flush)
+
+    def press(self, ev):
+        self.presses += 1
+        if ev == PREV_S or ev == NEXT_S:
+            self.moves += 1
+        done = self.ui.handle(ev)
+        if self.after is not None:
+            self.after()
+        else:
+            self.ui.table.flush()
+        return done
+
+    def side(self, letter):
+        return self.press(K.event(K.PRESS, SIDES.index(letter)))
+
+    def move(self, i):
+        """The cursor to item i, the shorter way round (NEXT on a tie)."""
+        ui = self.ui
+        n = len(ui.items)
+        d = (i - ui.cursor) % n
+        if d <= n - d:
+            for _ in range(d):
+                self.press(NEXT_S)
+        else:
+            for _ in range(n - d):
+                self.press(PREV_S)
+        assert ui.cursor == i
+
+    def _on_screen(self):
+        """The choices of the step on screen, by reading its labels."""
+        ui = self.ui
+        choices = ui.steps[ui.k]["choices"]
+        out = []
+        for label in ui.items:
+            for c in choices:
+                if c["label"] == label:
+                    out.append(c)
+                    break
+        return out
+
+    def _rest_applies(self, want):
+        """True when OK here gives this and every later point to the side named in the step's `rest` field,
+        and that is what the player wants."""
+        ui = self.ui
+        steps = ui.steps
+        field = steps[ui.k].get("rest")
+        if field is None:
+            return False
+        who = ui.answers.get(field)
+        if who is None:
+            return False
+        j = ui.k
+        while j < len(steps):
+            s = steps[j]
+            if s.get("rest") != field:
+                return False
+            first = s["choices"][0]
+            if want[s["key"]] != (first["value"], who):
+                return False
+            j += 1
+        return True
+
+    def enter(self, want, rng=None, slip=-1):
+        """Enter one deal from the ENTRY screen; with slip >= 0, step number `slip` is answered wrongly.
+        Returns the presses it took."""
+        ui = self.ui
+        p0 = self.presses
+        shown = 0
+        while True:
+            if ui.mode != U.ENTRY:
+                raise AssertionError("not on the entry screen: mode %d" % ui.mode)
+            if self.presses - p0 > 40:
+                raise AssertionError("the player is stuck: %r" % (want,))
+            step = ui.steps[ui.k]
+            wrong = shown == slip
+            shown += 1
+            if not wrong and self._rest_applies(want):
+                self.move(0)
+                if self.press(OK_S):
+                    return self.presses - p0
+                continue
+            value, side = want[step["key"]]
+            choices = self._on_screen()
+            i = _index(choices, value)
+            if i < 0:
+                i = _index(choices, FALLBACK[value])
+            c = choices[i]
+            if wrong:
+                nsides = ui.table.match.rules.sides
+                n = len(choices)
+                if c.get("side") is not None and (n == 1 or rng.below(2) == 0):
+                    side = SIDES[(SIDES.index(side) + 1 + rng.below(nsides - 1)) % nsides]
+                else:
+                    i = (i + 1 + rng.below(n - 1)) % n
+                    c = choices[i]
+                    if c.get("side") is not None and side is None:
+                        side = SIDES[rng.below(nsides)]
+            self.move(i)
+            if c.get("side") is not None:
+                done = self.side(side)
+            else:
+                done = self.press(OK_S)
+            if done:
+                return self.presses - p0
+
+    def redeal(self, reason):
+        ui = self.ui
+        p0 = self.presses
+        self.press(OK_L)
+        assert ui.mode == U.MENU
+        rules = ui.table.match.rules
+        text = None
+        for r in rules.redeal_reasons:
+            if r[0] == reason:
+                text = U.W_REDEAL[ui.lang] + r[1 + ui.lang]
+        self.move(list(ui.items).index(text))
+        assert self.press(OK_S)
+        return self.presses - p0
+
+    def penalty(self, offence, by):
+        ui = self.ui
+        p0 = self.presses
+        self.press(NEXT_L)
+        assert ui.mode == U.PENALTY
+        for o in ui.table.match.rules.offences:
+            if o[0] == offence:
+                self.move(list(ui.items).index((o[1], o[2])))
+        assert self.side(by)
+        return self.presses - p0
+
+    def undo(self):
+        ui = self.ui
+        p0 = self.presses
+        self.press(PREV_L)
+        assert ui.mode == U.UNDO and ui.cursor == 0
+        assert self.press(OK_S)
+        return self.presses - p0
+
+    def start(self, name):
+        """From the finished match (or a fresh box) to the entry screen of a new match of `name`."""
+        ui = self.ui
+        p0 = self.presses
+        if ui.mode == U.DONE:
+            self.press(OK_L)
+        assert ui.mode == U.START
+        title = _rules.get(name).title
+        self.move(list(ui.items).index(title))
+        while ui.mode == U.START:
+            self.press(OK_S)
+        assert ui.mode == U.ENTRY
+        return self.presses - p0
+
+    def confirm(self):
+        ui = self.ui
+        p0 = self.presses
+        assert ui.mode == U.END and ui.cursor == 0
+        for i in range(ui.table.match.rules.sides):
+            self.press(K.event(K.PRESS, i))
+        assert ui.mode == U.DONE
+        return self.presses - p0
+
+
+def _index(choices, value):
+    for i in range(len(choices)):
+        if choices[i]["value"] == value:
+            return i
+    return -1
+
+
+# ---------------------------------------------------------------- the run
+
+class Stats:
+    def __init__(self):
+        self.deals = 0
+        self.redeals = 0
+        self.deal_presses = 0
+        self.deal_moves = 0
+        self.max = 0
+        self.hist = {}
+        self.penalties = 0
+        self.penalty_presses = 0
+        self.undos = 0
+        self.undo_wrong = 0       # presses of the wrong entries
+        self.undo_presses = 0     # long PREV + OK
+        self.matches = 0
+        self.start_presses = 0
+        self.start_max = 0
+        self.start_first = 0      # the first match on a fresh box (no finished result to leave)
+        self.end_presses = 0
+        self.digest = 0
+        self.bytes = 0            # to the display (unix port only)
+        self.presses = 0          # all presses
+        self.deal_bytes = 0
+
+    def deal(self, n, moves):
+        self.deals += 1
+        self.deal_presses += n
+        self.deal_moves += moves
+        if n > self.max:
+            self.max = n
+        self.hist[n] = self.hist.get(n, 0) + 1
+        self.digest = (self.digest * 31 + n) & 0xFFFFFFF
+
+    def counts(self):
+        """Everything both interpreters must agree on, as (key, int) pairs."""
+        out = [("deals", self.deals), ("redeals", self.redeals), ("deal_presses", self.deal_presses),
+               ("deal_moves", self.deal_moves), ("max", self.max), ("penalties", self.penalties),
+               ("penalty_presses", self.penalty_presses), ("undos", self.undos), ("undo_wrong", self.undo_wrong),
+               ("undo_presses", self.undo_presses), ("matches", self.matches),
+               ("start_presses", self.start_presses), ("start_max", self.start_max), ("start_first", self.start_first),
+               ("end_presses", self.end_presses), ("presses", self.presses), ("digest", self.digest)]
+        for n in sorted(self.hist):
+            out.append(("hist%d" % n, self.hist[n]))
+        return out
+
+
+def play(name, mix, seed, matches, render=None):
+    """Play `matches` matches of ruleset `name`; returns Stats. render: a Render (unix port) or None."""
+    rng = Rng(seed)
+    table = Table()
+    ui = U.Ui(table, clock=FixedClock())
+    s = Stats()
+    after = None
+    if render is not None:
+        render.reset(ui)
+        after = render.after
+    p = Player(ui, after)
+    for _ in range(matches):
+        n = p.start(name)
+        s.start_presses += n
+        if not s.matches:
+            s.start_first = n
+        if n > s.start_max:
+            s.start_max = n
+        s.matches += 1
+        while ui.mode == U.ENTRY:
+            m = table.match
+            if mix["penalty"] and rng.chance(mix["penalty"]):
+                offence, by = draw_penalty(rng, mix, m)
+                s.penalty_presses += p.penalty(offence, by)
+                s.penalties += 1
+                if ui.mode != U.ENTRY:
+                    break
+            kind, what = draw_deal(rng, name, mix, m)
+            if render is not None:
+                b0 = render.bytes
+            if kind == "redeal":
+                m0 = p.moves
+                s.deal(p.redeal(what), p.moves - m0)
+                s.redeals += 1
+            else:
+                if rng.chance(mix["undo"]):
+                    slip = rng.below(2 if len(ui.steps) > 1 else 1)
+                    s.undo_wrong += p.enter(what, rng, slip)
+                    s.undo_presses += p.undo()
+                    s.undos += 1
+                    if render is not None:
+                        b0 = render.bytes
+                m0 = p.moves
+                s.deal(p.enter(what), p.moves - m0)
+            if render is not None:
+                s.deal_bytes += render.bytes - b0
+        s.end_presses += p.confirm()
+    s.presses = p.presses
+    if ui.presses != p.presses:
+        raise AssertionError("Ui.presses %d != the player's %d" % (ui.presses, p.presses))
+    if render is not None:
+        s.bytes = render.bytes
+    return s
+
+
+class Render:
+    """The app's drawing around a press (unix port): draw with "saving" before the flush, again after."""
+
+    def __init__(self):
+        import framebuf
+        from nakk import font
+        from nakk.render import Screen
+        font.warm()
+        self.buf = bytearray(1024)
+        self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
+        self.Screen = Screen
+        self.bytes = 0
+        self.screen = None
+        self.ui = None
+
+    def reset(self, ui):
+        self.ui = ui
+        self.screen = self.Screen(self.fb)
+        self.screen.draw(ui)
+
+    def _sent(self, mask):
+        n = 0
+        while mask:
+            n += mask & 1
+            mask >>= 1
+        self.bytes += 128 * n
+
+    def after(self):
+        ui = self.ui
+        table = ui.table
+        if table.pending is not None:
+            self._sent(self.screen.draw(ui, True))
+            table.flush()
+        self._sent(self.screen.draw(ui, False))
+
+
+def load_mix(path):
+    import json
+    with open(path) as f:
+        return json.load(f)
+
+
+def child(argv):
+    """The unix-port run: counts and display bytes as lines for the CPython side."""
+    seed, matches, path = int(argv[0]), int(argv[1]), argv[2]
+    allm = mixes(load_mix(path))
+    v = sys.implementation.version
+    print("V %d.%d.%d" % (v[0], v[1], v[2]))
+    for name in RULESETS:
+        s = play(name, allm[name], seed, matches, Render())
+        for k, val in s.counts():
+            print("R %s %s %d" % (name, k, val))
+        print("R %s bytes %d" % (name, s.bytes))
+        print("R %s deal_bytes %d" % (name, s.deal_bytes))
+
+
+# ---------------------------------------------------------------- CPython: report
+
+def report(name, mix, s, mp=None):
+    out = []
+    title = _rules.get(name).title[1]
+    out.append("%s (%s): %d matches, %d deals (%d redeals)" % (title, name, s.matches, s.deals, s.redeals))
+    for line in describe_mix(name, mix):
+        out.append("  mix: " + line)
+    mean = s.deal_presses / s.deals
+    out.append("  presses per deal (deal entry, redeals included): mean %.2f, max %d; cursor moves %.2f of them"
+               % (mean, s.max, s.deal_moves / s.deals))
+    hist = "  distribution:"
+    for n in range(1, 9):
+        hist += "  %d: %.1f%%" % (n, 100.0 * s.hist.get(n, 0) / s.deals)
+    over = 0
+    for n in s.hist:
+        if n > 8:
+            over += s.hist[n]
+    hist += "  >8: %.1f%%" % (100.0 * over / s.deals)
+    out.append(hist)
+    allin = s.deal_presses + s.penalty_presses + s.undo_wrong + s.undo_presses
+    out.append("  all-in per deal (entry + penalties + undos incl. the wrong entry): %.2f" % (allin / s.deals))
+    if s.penalties:
+        out.append("  penalties: %d (%.3f per deal), %.2f presses each" % (
+            s.penalties, s.penalties / s.deals, s.penalty_presses / s.penalties))
+    if s.undos:
+        out.append("  undos: %d (%.3f per deal), each costs %.2f presses with the wrong entry (%.2f of it the wrong"
+                   " entry, %.2f long PREV + OK), the right entry counted as the deal"
+                   % (s.undos, s.undos / s.deals, (s.undo_wrong + s.undo_presses) / s.undos,
+                      s.undo_wrong / s.undos, s.undo_presses / s.undos))
+    later = (s.start_presses - s.start_first) / (s.matches - 1) if s.matches > 1 else 0
+    out.append("  per match: start %.2f presses (the first match on a fresh box %d: the game chosen on the start"
+               " screen, then OK through it; every later one %.2f: long OK on the finished result, then OK through"
+               " the start screen, which remembers the game), end %.2f (each side confirms with its own button)"
+               % (s.start_presses / s.matches, s.start_first, later, s.end_presses / s.matches))
+    if name.startswith("saare"):
+        ok = mean <= 3.0 and s.max <= 6
+        out.append("  target: mean <= 3.0 and no deal over 6 -> %s (mean %.2f, max %d)"
+                   % ("MET" if ok else "MISSED", mean, s.max))
+    elif name == "schmier":
+        out.append("  target: mean <= 7 -> %s (mean %.2f)" % ("MET" if mean <= 7 else "MISSED", mean))
+    if mp is not None:
+        b = mp.get("bytes")
+        if b is not None:
+            out.append("  bytes sent to the display (unix port, 128 per SSD1306 page in draw()'s mask, drawn with"
+                       " \"saving\" before the flush and again after): %.0f per press, %.0f per deal entry"
+                       % (b / s.presses, mp["deal_bytes"] / s.deals))
+    return out
+
+
+def _launch_mpy(seed, matches, path):
+    import os
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if not os.path.exists(exe):
+        import shutil
+        exe = shutil.which("micropython")
+    if not exe:
+        raise SystemExit("bench_presses: the MicroPython unix port (micropython) is not installed")
+    env = dict(os.environ, MICROPYPATH=os.path.join(root, "firmware") + ":" + here + ":.frozen")
+    r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), "--child", str(seed),
+                        str(matches), path], capture_output=True, text=True, env=env, cwd=root)
+    if r.returncode != 0:
+        raise SystemExit("bench_presses: MicroPython failed:\n" + r.stdout[-2000:] + r.stderr[-4000:])
+    res = {}
+    version = "?"
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if parts[0] == "V":
+            version = parts[1]
+        elif parts[0] == "R":
+            res.setdefault(parts[1], {})[parts[2]] = int(parts[3])
+    return version, res
+
+
+def main(argv):
+    import os
+    import time
+    seed, matches, use_mpy = SEED, MATCHES, False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--seed":
+            seed = int(argv[i + 1])
+            i += 1
+        elif a == "--matches":
+            matches = int(argv[i + 1])
+            i += 1
+        elif a == "--mpy":
+            use_mpy = True
+        else:
+            raise SystemExit(__doc__)
+        i += 1
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = None
+    for p in (os.path.join(here, "..", "..", "shared", "bench", "deal-mix.json"),
+              os.path.join(here, "deal-mix.json")):
+        if os.path.exists(p):
+            path = os.path.abspath(p)
+            break
+    if path is None:
+        raise SystemExit("bench_presses: deal-mix.json not found")
+    allm = mixes(load_mix(path))
+    t0 = time.time()
+    results = {}
+    for name in RULESETS:
+        results[name] = play(name, allm[name], seed, matches)
+    t1 = time.time()
+    mp = {}
+    version = None
+    if use_mpy:
+        version, mp = _launch_mpy(seed, matches, path)
+    print("bench_presses: seed %d, %d matches per ruleset, each played to its end, through nakk.ui.Ui +"
+          " nakk.table.Table (CPython %.1f s)" % (seed, matches, t1 - t0))
+    print("mix: %s" % path)
+    for name in RULESETS:
+        print()
+        for line in report(name, allm[name], results[name], mp.get(name)):
+            print(line)
+    print()
+    if use_mpy:
+        same = True
+        diffs = []
+        for name in RULESETS:
+            theirs = mp.get(name, {})
+            for k, v in results[name].counts():
+                if theirs.get(k) != v:
+                    same = False
+                    diffs.append("%s %s: CPython %d, MicroPython %s" % (name, k, v, theirs.get(k)))
+        print("unix port (MicroPython %s, -X heapsize=320K), same seed: %s" % (
+            version, "the same counts for every ruleset (digests %s)" % ", ".join(
+                "%07x" % results[n].digest for n in RULESETS) if same else "DIFFERENT COUNTS"))
+        for d in diffs[:20]:
+            print("  " + d)
+        if not same:
+            return 1
+        tp = tb = 0
+        for name in RULESETS:
+            tp += results[name].presses
+            tb += mp[name]["bytes"]
+        print("bytes sent to the display per press, all rulesets: %.0f (a full frame is 1024)" % (tb / tp))
+    else:
+        print("(--mpy: check the same counts on the MicroPython unix port and print bytes sent to the display)")
+    return 0
+
+
+if MPY:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(sys.argv[2:])
+elif __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

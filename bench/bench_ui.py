@@ -1,0 +1,324 @@
+"""Bench: heap bytes per rendered frame and per button event through the UI (MicroPython unix port).
+
+Run:  .venv/bin/python bench/bench_ui.py   (re-runs itself on the unix port with
+      -X heapsize=320K, firmware/ and bench/ on MICROPYPATH, and a temporary
+      LittleFS image for the journal variant)
+
+(a) Frames: a Saare mäng 2020 match (target raised so it runs on) is played
+    deal by deal with the press-counting player of bench_presses; between
+    deals only the render is measured: nakk.render.Screen.draw + Screen.leds
+    with a nakk.rings.Rings, collector off, gc.mem_alloc() before and after.
+    20 frames of warm-up, then 100 frames, each after a deal changed the score.
+    Also: a frame with nothing changed, and the two draws around a save.
+(b) Button events: every press of whole matches of each ruleset (the mix of
+    bench_presses), each measured alone with the collector off: Ui.handle,
+    then what the app does (draw with "saving", Table.flush, draw again),
+    by kind. Once with the events kept in RAM (no journal) and once with the
+    real Journal on a LittleFS image (nakk.board.blockdev.mount_image).
+    Peak heap for a whole match: micropython.mem_peak() as the port reports
+    it, and the live heap sampled after every press with gc.threshold(512).
+
+Target: <= 512 bytes per button event; 0 bytes per steady-state frame.
+"""
+
+import sys
+
+TARGET = 512
+FRAMES = 100
+WARMUP = 20
+MATCHES = 3
+
+
+def _launch():
+    import os
+    import subprocess
+    import tempfile
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if not os.path.exists(exe):
+        import shutil
+        exe = shutil.which("micropython")
+    if not exe:
+        sys.exit("bench_ui: the MicroPython unix port (micropython) is not installed")
+    mix = None
+    for p in (os.path.join(root, "..", "shared", "bench", "deal-mix.json"), os.path.join(here, "deal-mix.json")):
+        if os.path.exists(p):
+            mix = os.path.abspath(p)
+            break
+    if mix is None:
+        sys.exit("bench_ui: deal-mix.json not found")
+    env = dict(os.environ, MICROPYPATH=os.path.join(root, "firmware") + ":" + here + ":.frozen")
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img")],
+                           env=env, cwd=root)
+    sys.exit(r.returncode)
+
+
+# ---------------------------------------------------------------- unix port
+
+def _bench(mix_path, image):
+    import gc
+    import micropython
+    import framebuf
+    import vfs
+    import bench_presses as BP
+    from nakk import buttons as K
+    from nakk import font
+    from nakk import ui as U
+    from nakk.render import Screen
+    from nakk.rings import Rings
+    from nakk.table import Table
+
+    font.warm()
+    from nakk import rules as _rules
+    for name in _rules.NAMES:     # the start screen imports every ruleset for its title: once, at boot
+        _rules.get(name)
+    import nakk.journal           # the app imports it at boot; the UI does when a match starts  # noqa: F401
+    allm = BP.mixes(BP.load_mix(mix_path))
+    buf = bytearray(1024)
+    fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
+    rings = Rings(3, 400, 20, brightness=64)
+    v = sys.implementation.version
+    print("bench_ui: MicroPython %d.%d.%d unix port, -X heapsize=320K; heap measured with gc.mem_alloc(),"
+          " collector off; fonts warm, every ruleset module and nakk.journal imported first" % (v[0], v[1], v[2]))
+
+    # ------------------------------------------------------------ (a) frames
+    table = Table()
+    ui = U.Ui(table, clock=BP.FixedClock())
+
+    def new_match():
+        table.start({"ruleset": "saare-2020", "settings": {"target": 200}, "table": 1, "round": 1,
+                     "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]})
+        table.flush()
+        ui.resync()
+
+    new_match()
+    screen = Screen(fb, rings)
+    player = BP.Player(ui)
+    rng = BP.Rng(7)
+    mix = allm["saare-2020"]
+
+    def deal():
+        # one deal that changes the score (redeals and pokks drawn again)
+        while True:
+            if ui.mode != U.ENTRY:
+                new_match()             # 200 nakks reached: a new match (not measured)
+            kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
+            if kind == "deal" and what["result"][0] != "pokk":
+                before = list(table.match.st.score)
+                player.enter(what)
+                if table.match.st.score != before:
+                    return
+
+    def frame():
+        gc.collect()
+        gc.disable()
+        a0 = gc.mem_alloc()
+        mask = screen.draw(ui)
+        screen.leds(ui)
+        a = gc.mem_alloc() - a0
+        gc.enable()
+        return a, mask
+
+    for _ in range(WARMUP):
+        deal()
+        frame()
+    tot = worst = 0
+    body = 0
+    for _ in range(FRAMES):
+        deal()
+        a, mask = frame()
+        tot += a
+        worst = max(worst, a)
+        if mask & 0x7E:
+            body += 1
+    same, mask0 = frame()
+    # the two draws around a save, with the entry that makes them
+    deal_what = None
+    while deal_what is None:
+        kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
+        if kind == "deal":
+            deal_what = what
+    save = [0, 0]
+
+    def around_save():
+        if table.pending is not None:
+            gc.collect()
+            gc.disable()
+            a0 = gc.mem_alloc()
+            screen.draw(ui, True)
+            screen.leds(ui)
+            save[0] = gc.mem_alloc() - a0
+            gc.enable()
+            table.flush()
+            gc.collect()
+            gc.disable()
+            a0 = gc.mem_alloc()
+            screen.draw(ui, False)
+            screen.leds(ui)
+            save[1] = gc.mem_alloc() - a0
+            gc.enable()
+        else:
+            screen.draw(ui)
+            screen.leds(ui)
+
+    player.after = around_save
+    player.enter(deal_what)
+    print()
+    print("(a) frames on the score screen, Saare mäng 2020, %d frames after %d of warm-up, each after a deal"
+          " changed the score (the body was redrawn in %d of them)" % (FRAMES, WARMUP, body))
+    print("  Screen.draw + Screen.leds: %d bytes mean, %d max per frame (target 0): %s"
+          % (tot // FRAMES, worst, "MET" if worst == 0 else "MISSED"))
+    print("  a frame with nothing changed: %d bytes, mask 0x%02x" % (same, mask0))
+    print("  around a save: the draw with \"saving\" %d bytes, the draw after the flush %d bytes" % tuple(save))
+
+    # ------------------------------------------------------------ (b) button events
+    PREV_S, NEXT_S = BP.PREV_S, BP.NEXT_S
+
+    class Meter(BP.Player):
+        """The player, with every press measured alone: handle, then draw / flush / draw as the app does."""
+
+        def __init__(self, ui, screen):
+            BP.Player.__init__(self, ui)
+            self.screen = screen
+            self.by = {}
+            self.peak = 0
+            self.base = 0
+
+        def press(self, ev):
+            ui = self.ui
+            table = ui.table
+            mode = ui.mode
+            self.presses += 1
+            gc.collect()
+            gc.disable()
+            a0 = gc.mem_alloc()
+            done = ui.handle(ev)
+            if table.pending is not None:
+                self.screen.draw(ui, True)
+                self.screen.leds(ui)
+                table.flush()
+            self.screen.draw(ui, False)
+            self.screen.leds(ui)
+            a = gc.mem_alloc() - a0
+            gc.enable()
+            live = gc.mem_alloc() - self.base
+            if live > self.peak:
+                self.peak = live
+            k = K.kind(ev)
+            if ev == PREV_S or ev == NEXT_S:
+                what = "cursor move (PREV/NEXT)"
+            elif mode == U.START or mode == U.DONE:
+                what = "start a match (long OK, start screen)"
+            elif (mode == U.ENTRY or mode == U.END) and k == K.LONG:
+                what = {K.PREV: "open the undo question (long PREV)", K.NEXT: "open the penalty list (long NEXT)",
+                        K.OK: "open the menu (long OK)"}[K.button(ev)]
+            elif mode == U.END:
+                what = "confirm the result (side)"
+            elif mode == U.ENTRY:
+                what = "deal commit (last answer: builds, folds, journals)" if done else \
+                    "step answer (side or OK, not the last)"
+            elif mode == U.PENALTY:
+                what = "penalty commit (offender's side)"
+            elif mode == U.UNDO:
+                what = "undo commit (OK: cancel, fold again)"
+            elif mode == U.MENU:
+                what = "redeal commit (OK on the reason)"
+            else:
+                what = "other"
+            t = self.by.get(what)
+            if t is None:
+                t = self.by[what] = [0, 0, 0]
+            t[0] += 1
+            t[1] += a
+            if a > t[2]:
+                t[2] = a
+            return done
+
+    def run_events(make_table, label):
+        by = {}
+        peaks = []
+        for name in BP.RULESETS:
+            mix = allm[name]
+            table = make_table()
+            ui = U.Ui(table, clock=BP.FixedClock())
+            screen = Screen(fb, rings)
+            screen.draw(ui)
+            m = Meter(ui, screen)
+            rng = BP.Rng(11)
+            for i in range(MATCHES):
+                gc.collect()
+                m.base = gc.mem_alloc()
+                m.peak = 0
+                p0 = micropython.mem_current()
+                gc.threshold(512)
+                m.start(name)
+                while ui.mode == U.ENTRY:
+                    if mix["penalty"] and rng.chance(mix["penalty"]):
+                        offence, who = BP.draw_penalty(rng, mix, table.match)
+                        m.penalty(offence, who)
+                        if ui.mode != U.ENTRY:
+                            break
+                    kind, what = BP.draw_deal(rng, name, mix, table.match)
+                    if kind == "redeal":
+                        m.redeal(what)
+                    else:
+                        if rng.chance(mix["undo"] * 5):      # more undos than the mix, to measure them
+                            m.enter(what, rng, rng.below(2 if len(ui.steps) > 1 else 1))
+                            m.undo()
+                        m.enter(what)
+                m.confirm()
+                gc.threshold(-1)
+                peaks.append((name, micropython.mem_peak() - p0, m.peak))
+            for k in m.by:
+                t = by.get(k)
+                if t is None:
+                    t = by[k] = [0, 0, 0]
+                s = m.by[k]
+                t[0] += s[0]
+                t[1] += s[1]
+                t[2] = max(t[2], s[2])
+        print()
+        print("(b) heap per button event, %s: handle + draw(saving) + flush + draw, %d matches of each ruleset"
+              % (label, MATCHES))
+        over = []
+        for k in sorted(by):
+            n, tot, worst = by[k]
+            print("  %-52s %5d events  %6d B mean  %6d B max" % (k, n, tot // n, worst))
+            if worst > TARGET:
+                over.append(k)
+        n = tot = 0
+        for k in by:
+            n += by[k][0]
+            tot += by[k][1]
+        print("  all events: %d B mean; target <= %d B per button event: %s" % (
+            tot // n, TARGET, "MET by every kind" if not over else "exceeded (max) by: " + "; ".join(over)))
+        for name in BP.RULESETS:
+            mp = [p[1] for p in peaks if p[0] == name]
+            lv = [p[2] for p in peaks if p[0] == name]
+            print("  a whole %s match: micropython.mem_peak() rose by %d B (max over %d matches; the port counts"
+                  " allocations, not live heap), live heap peak %d B above the start"
+                  % (name, max(mp), len(mp), max(lv)))
+
+    run_events(Table, "events kept in RAM (no journal)")
+
+    import os
+    try:
+        os.remove(image)
+    except OSError:
+        pass
+    from nakk.board.blockdev import mount_image
+    from nakk.journal import Journal
+    bdev = mount_image(image, "/flash")
+    try:
+        run_events(lambda: Table(Journal("/flash/journal")), "real Journal on a LittleFS image (Pico's geometry)")
+    finally:
+        vfs.umount("/flash")
+        bdev.close()
+
+
+if sys.implementation.name == "micropython":
+    _bench(sys.argv[1], sys.argv[2])
+elif __name__ == "__main__":
+    _launch()

@@ -1,0 +1,164 @@
+"""MicroPython: the main screens of the box, drawn by nakk.render on a real framebuf, and what each draw sends.
+
+Usage: micropython tests/mpy/screens.py
+Plays scripted button presses through nakk.ui on a journal-less table, draws
+as the app does (with "saving" while an entry is pending, then again after
+the flush), and prints one JSON object per line:
+  {"shot": name, "fb": hex of the 1024-byte MONO_VLSB frame, "rings": [hex of each ring used], ...}
+  {"mask": name, "value": the page mask draw() returned}
+  {"list": name, "fb": hex, "cursor": ui.cursor, "n": items}
+tests/test_render.py turns the shots into PNGs (docs/screenshots/) and checks them.
+Everything is deterministic: the clock never moves, the presses are fixed.
+"""
+import json
+
+import framebuf
+from binascii import hexlify
+
+from nakk import buttons as K
+from nakk import font
+from nakk import ui as U
+from nakk.render import Screen
+from nakk.rings import Rings
+from nakk.table import Table
+
+NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
+
+
+class Clock:
+    def ticks_ms(self):
+        return 0
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+def event(token):
+    if token[0] == "L" and len(token) > 1:
+        return K.event(K.LONG, NAMES.index(token[1:]))
+    b = NAMES.index(token)
+    return K.event(K.PRESS if b < K.NSIDE else K.SHORT, b)
+
+
+class Box:
+    """A UI, a table, a framebuf and rings, drawn the way the app draws them."""
+
+    def __init__(self):
+        self.table = Table()
+        self.ui = U.Ui(self.table, clock=Clock())
+        self.buf = bytearray(1024)
+        self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
+        self.rings = Rings(3, 400, 20, brightness=64)
+        self.screen = Screen(self.fb, self.rings)
+        self.waiting = 0
+        self.last = self.frame()
+
+    def frame(self, saving=False):
+        mask = self.screen.draw(self.ui, saving, self.waiting)
+        self.screen.leds(self.ui)
+        return mask
+
+    def press(self, script):
+        """Press each button; returns the masks of the draws of the last press."""
+        masks = None
+        for token in script.split():
+            self.ui.handle(event(token))
+            masks = []
+            if self.table.pending is not None:
+                masks.append(self.frame(True))
+                self.table.flush()
+            masks.append(self.frame())
+        return masks
+
+    def sides(self):
+        m = self.table.match
+        return m.rules.sides if m is not None else 2
+
+    def shot(self, name, **extra):
+        rings = []
+        for i in range(self.sides()):
+            rings.append(hexlify(bytes(self.rings.ring(i))).decode())
+        out = {"shot": name, "fb": hexlify(self.buf).decode(), "rings": rings}
+        for k in extra:
+            out[k] = extra[k]
+        print(json.dumps(out))
+
+
+def mask(name, value):
+    print(json.dumps({"mask": name, "value": value}))
+
+
+def main():
+    font.warm()
+
+    # the start screen of a fresh box
+    b = Box()
+    b.shot("start", cursor=b.ui.cursor)
+
+    # Saare mäng 2020: the score, and a deal being entered
+    b.press("OK OK OK OK")
+    b.press("NEXT B NEXT A")                     # ruutu by B, jänn to A: 8
+    b.press("A B")                               # suit by A, won by B: 4
+    b.press("NEXT NEXT NEXT B NEXT NEXT B")      # white pits by B, B's ♦6 caught the ♣K: 6, a mark
+    b.press("NEXT A")                            # ruutu by A; the result is asked
+    mask("still", b.frame())                     # nothing changed
+    mask("cursor_move", b.press("NEXT")[-1])     # jänn under the cursor
+    mask("still_after_move", b.frame())
+    b.shot("saare-entry")
+
+    # the deal commits: drawn with "saving" before the flush, then again
+    b.ui.handle(event("A"))
+    pend = b.table.pending is not None
+    mask("commit_saving", b.frame(True))
+    saving_fb = hexlify(b.buf).decode()
+    b.shot("saving")
+    b.table.flush()
+    mask("commit_saved", b.frame())
+    print(json.dumps({"saving": pend, "fb_saving": saving_fb, "fb_saved": hexlify(b.buf).decode()}))
+
+    # a message: OK where a side is asked
+    mask("message", b.press("OK")[-1])
+    b.shot("message")
+    mask("message_cleared", b.press("NEXT")[-1])
+    b.press("PREV")
+
+    # the penalty list, the cursor moved
+    b.press("LNEXT NEXT NEXT")
+    b.shot("penalty", cursor=b.ui.cursor, n=len(b.ui.items))
+    for i in range(len(b.ui.items)):
+        b.press("NEXT")
+        print(json.dumps({"list": "penalty", "fb": hexlify(b.buf).decode(), "cursor": b.ui.cursor,
+                          "n": len(b.ui.items), "detail": 0}))
+    b.press("LPREV")
+
+    # the undo question, naming the entry it takes back
+    b.press("LPREV")
+    b.shot("undo", cursor=b.ui.cursor, detail=b.ui.detail)
+    print(json.dumps({"list": "undo", "fb": hexlify(b.buf).decode(), "cursor": b.ui.cursor,
+                      "n": len(b.ui.items), "detail": 1}))
+    b.press("NEXT")
+    print(json.dumps({"list": "undo", "fb": hexlify(b.buf).decode(), "cursor": b.ui.cursor,
+                      "n": len(b.ui.items), "detail": 1}))
+    b.press("LPREV")
+
+    # the end of the match: bonuses (karvane mark, prillid) and who has confirmed
+    b.press("NEXT A A")                          # A 18: over; B's karvane mark is a bonus
+    b.press("A")                                 # A confirms
+    b.shot("end")
+
+    # locked, waiting for the judge (one finished result on flash: ↑1)
+    b.press("B")
+    b.waiting = 1
+    b.frame()
+    b.shot("judge")
+
+    # Schmier: three teams
+    s = Box()
+    s.press("PREV OK OK OK OK")
+    s.press("A OK")                              # bid 3 by A, every point: +6
+    s.press("NEXT B A C OK")                     # bid 4 by B: A 1, B 4, C 1
+    s.press("NEXT NEXT C C C A")                 # bid 5 by C, High, Low to C, Right to A; Left is asked
+    s.shot("schmier")
+
+
+main()

@@ -1,0 +1,615 @@
+"""The UI's flows (nakk.ui.Ui on nakk.table.Table), driven by button events as the buttons driver emits them.
+
+The same test functions run on CPython (pytest collects them) and on the
+MicroPython unix port: test_flows_on_micropython runs this very file there
+(`micropython -X heapsize=320K tests/test_ui.py IMAGE`), where the block at
+the end calls every test_* function and, only there, the resume tests on a
+LittleFS image. The CPython-only part checks the scripted matches against
+`nakk score --json` (host/nakk_host/cli.py).
+
+A script is space-separated button events:
+  A B C                side button pressed (PRESS)
+  PREV OK NEXT         short press of a cluster button
+  LPREV LOK LNEXT      long press
+  A+B  A+B+C ...       two or three side buttons together (CHORD)
+"""
+
+import sys
+
+MPY = sys.implementation.name == "micropython"
+
+if not MPY:
+    import json
+    import os
+
+    import pytest
+
+    from conftest import FIRMWARE, ROOT, TESTS, run_mpy
+
+    sys.path.insert(0, FIRMWARE)
+    sys.path.insert(0, os.path.join(ROOT, "host"))
+
+from nakk import buttons as K  # noqa: E402
+from nakk import ui as U  # noqa: E402
+from nakk.event import parse  # noqa: E402
+from nakk.match import Match  # noqa: E402
+from nakk.table import Table  # noqa: E402
+
+_NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self):
+        self.t = 0
+
+    def ticks_ms(self):
+        return self.t
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+def event(token):
+    if "+" in token:
+        mask = 0
+        for part in token.split("+"):
+            mask |= 1 << _NAMES.index(part)
+        return K.event(K.CHORD, mask)
+    if token[0] == "L" and len(token) > 1:
+        return K.event(K.LONG, _NAMES.index(token[1:]))
+    b = _NAMES.index(token)
+    return K.event(K.PRESS if b < K.NSIDE else K.SHORT, b)
+
+
+def play(ui, script):
+    """Press the buttons of the script, flushing as the app does; returns the number of entries submitted."""
+    n = 0
+    for token in script.split():
+        if ui.handle(event(token)):
+            n += 1
+        ui.table.flush()
+    return n
+
+
+def box(on_lang=None, table=None):
+    t = table if table is not None else Table()
+    clock = Clock()
+    ui = U.Ui(t, clock=clock, on_lang=on_lang)
+    ui.test_clock = clock
+    return ui
+
+
+START = {"saare-2020": "OK OK OK OK",          # the game, table 1, round 1, A1 shuffles first
+         "saare-classic": "NEXT OK OK OK OK",
+         "sasku": "NEXT NEXT OK OK OK OK OK",  # ... room 1 as well
+         "schmier": "PREV OK OK OK OK"}        # the list wraps: PREV from the first is the last
+
+
+def started(ruleset):
+    ui = box()
+    play(ui, START[ruleset])
+    assert ui.mode == U.ENTRY, ui.mode
+    assert ui.table.match.rules.name == ruleset
+    return ui
+
+
+def saved(ui):
+    return [parse(b) for b in ui.table.saved]
+
+
+def folded(ui):
+    m = Match()
+    for ev in saved(ui):
+        m.apply(ev)
+    return m
+
+
+def nothing_saved(ui, before, mode=None):
+    """Nothing new was journaled and the score is as it was."""
+    assert ui.table.pending is None
+    assert len(ui.table.saved) == before[0], (len(ui.table.saved), before[0])
+    assert ui.table.match.st.score == before[1]
+    if mode is not None:
+        assert ui.mode == mode, (ui.mode, mode)
+
+
+def state(ui):
+    return (len(ui.table.saved), list(ui.table.match.st.score))
+
+
+# ---------------------------------------------------------------- whole matches
+
+# Each script plays a whole match of its ruleset through the buttons, with
+# what happens at a table: penalties, redeals, an undo, a pokk and its replay.
+MATCHES = {
+    "saare-2020": (
+        "A A "               # suit by A, won by A: 2
+        "NEXT B NEXT A "     # ruutu by B, jänn to A: 4 + 2 beaten + 2 jänn = 8
+        "A PREV OK "         # suit by A, pokk (the result list wraps to its last)
+        "B "                 # the replay (same game and maker): B wins, 2 + 2 beaten + 2 replay
+        "LNEXT B "           # penalty: a card shown by B, 2 to A
+        "LOK OK "            # redeal: misdeal
+        "A A LPREV OK "      # a deal, undone
+        "NEXT NEXT NEXT B NEXT NEXT A "  # white pits by B, A's ♦6 caught the ♣K: 6 + 2, karvane mark -> A 20
+        "A B",               # each pair confirms the result
+        {"score": [20, 6], "final": [21, 6], "winner": "A"}),
+    "saare-classic": (
+        "NEXT A A "          # ruutu by A, won: 4
+        "A NEXT B "          # suit by A, jänn to B: 2 + 2 + 2
+        "LNEXT NEXT NEXT B " # penalty: shuffling by B, 2 to A
+        "NEXT B NEXT NEXT B "  # ruutu by B, karvane: 4 + 2, a mark
+        "NEXT A A NEXT A A A A "
+        "A B",
+        {"score": [16, 12], "final": [16, 13], "winner": "A"}),
+    "sasku": (
+        "A A "               # board 1: suit by A (NS), won: 2
+        "NEXT B NEXT A "     # board 2: ruutu by B, jänn 91+ to A: 4 + 2 + 2
+        "PREV OK B "         # board 3: all passed (üleküla), B had more: 2
+        "A PREV OK "         # board 4: suit by A, pokk: 2 to B
+        "B PREV PREV A "     # board 5: suit by B, karvane to A: 12
+        "A NEXT NEXT B "     # board 6: suit by A, seajänn to B: 2 + 2 + 1
+        "LOK OK "            # a redeal: no board
+        "A A "               # board 7
+        "B B LPREV OK B B "  # board 8, entered, undone, entered again
+        "A B",
+        {"score": [24, 11], "final": [24, 11], "winner": None}),
+    "schmier": (
+        "A OK "              # bid 3 by A; OK: every point to the bidder's team: +6
+        "NEXT B A C OK "     # bid 4 by B; High to A, Low to C, the rest to B: A 1, B 4, C 1
+        "LOK OK "            # all passed: a redeal
+        "NEXT NEXT C C C A C C NEXT OK "  # bid 5 by C: High, Low, Left, Joker; Right to A; Game tied: C set, -5
+        "PREV A OK "         # bid 6 by A, every point: +6
+        "A OK "              # +6 -> A 20
+        "B A OK "            # bid 3 by B, High to A -> A 21: A wins
+        "A B C",
+        {"score": [21, 9, -4], "final": [21, 9, -4], "winner": "A"}),
+}
+
+
+def _whole_match(ruleset):
+    script, want = MATCHES[ruleset]
+    ui = box()
+    play(ui, START[ruleset] + " " + script)
+    m = ui.table.match
+    s = m.summary()
+    assert ui.mode == U.DONE, ui.mode
+    assert s["over"] and s["locked"]
+    for key in want:
+        assert s[key] == want[key], (ruleset, key, s[key], want[key])
+    assert folded(ui).summary() == s
+    return ui
+
+
+def test_whole_match_saare_2020():
+    ui = _whole_match("saare-2020")
+    types = [ev["type"] for ev in saved(ui)]
+    assert types.count("penalty") == 1 and types.count("redeal") == 1 and types.count("cancel") == 1
+    assert ui.table.match.st.marks == [1, 0]
+
+
+def test_whole_match_saare_classic():
+    _whole_match("saare-classic")
+
+
+def test_whole_match_sasku():
+    ui = _whole_match("sasku")
+    assert len(ui.table.match.st.boards) == 8
+
+
+def test_whole_match_schmier():
+    ui = _whole_match("schmier")
+    deals = [ev for ev in saved(ui) if ev["type"] == "deal"]
+    assert deals[2]["game"] is None and deals[2]["bidder"] == "C" and deals[2]["right"] == "A"
+
+
+# ---------------------------------------------------------------- undo
+
+def test_undo_needs_long_prev_and_ok():
+    ui = started("saare-2020")
+    assert play(ui, "A A") == 1
+    before = state(ui)
+    play(ui, "OK")                                   # OK alone: a side is asked for
+    nothing_saved(ui, before, U.ENTRY)
+    assert ui.msg == U.W_SIDE
+    play(ui, "LPREV")                                # long PREV alone asks, saves nothing
+    nothing_saved(ui, before, U.UNDO)
+    assert ui.items == (U.W_CONFIRM, U.W_BACK) and ui.cursor == 0
+    assert "suit/A" in ui.detail and "win/A" in ui.detail
+    for backout in ("NEXT OK", "PREV OK", "LPREV", "LOK", "LNEXT"):
+        play(ui, "LPREV " + backout)                 # off "Confirm", or any long press: back, nothing saved
+        nothing_saved(ui, before, U.ENTRY)
+    play(ui, "LPREV A B C A+B")                      # side buttons do not confirm an undo
+    nothing_saved(ui, before, U.UNDO)
+    assert play(ui, "OK") == 1                       # long PREV then OK: the cancel
+    ev = saved(ui)[-1]
+    assert ev["type"] == "cancel" and ev["target"] == 2
+    assert ui.table.match.st.score == [0, 0] and ui.mode == U.ENTRY and ui.msg == U.W_UNDONE
+    play(ui, "LPREV")                                # nothing left to undo
+    assert ui.mode == U.ENTRY and ui.msg == U.W_NOTHING
+
+
+def test_long_prev_mid_entry_takes_back_the_last_step_only():
+    ui = started("saare-2020")
+    play(ui, "NEXT B")                               # ruutu by B
+    assert ui.k == 1 and ui.answers == {"game": "ruutu", "maker": "B"}
+    play(ui, "LPREV")
+    assert ui.mode == U.ENTRY and ui.k == 0 and ui.answers == {}
+    assert ui.cursor == 1                            # back on the answer taken back
+    assert ui.table.saved[-1:] and len(saved(ui)) == 1   # only the setup
+    assert play(ui, "A A") == 1                      # ruutu by A this time
+    ev = saved(ui)[-1]
+    assert (ev["game"], ev["maker"], ev["winner"]) == ("ruutu", "A", "A")
+
+    ui = started("schmier")
+    play(ui, "NEXT B A C")                           # bid 4 by B, High A, Low C
+    assert ui.k == 3
+    play(ui, "LPREV")                                # Low taken back; High stays
+    assert ui.k == 2 and ui.answers["high"] == "A" and "low" not in ui.answers
+    assert play(ui, "B OK") == 1                     # Low to B, the rest to the bidder
+    ev = saved(ui)[-1]
+    assert (ev["bid"], ev["bidder"], ev["high"], ev["low"], ev["right"], ev["game"]) == (4, "B", "A", "B", "B", "B")
+
+
+def test_undo_at_the_end_of_a_match_reopens_it():
+    ui = started("saare-2020")
+    play(ui, "NEXT A A NEXT A A NEXT A A NEXT A A")  # 16
+    assert ui.mode == U.END
+    assert play(ui, "LPREV OK") == 1
+    assert ui.mode == U.ENTRY and ui.table.match.st.score == [12, 0]
+
+
+# ---------------------------------------------------------------- penalty, redeal, forfeit
+
+def test_penalty_flow():
+    ui = started("saare-2020")
+    before = state(ui)
+    play(ui, "LNEXT")
+    assert ui.mode == U.PENALTY and ui.items[0] == ("Kaart näidatud", "Card shown")
+    play(ui, "OK")                                   # the offender's side is asked for
+    nothing_saved(ui, before, U.PENALTY)
+    assert ui.msg == U.W_SIDE
+    play(ui, "LPREV")                                # backs out
+    nothing_saved(ui, before, U.ENTRY)
+    assert play(ui, "LNEXT NEXT B") == 1             # two cards shown by B: 4 (2020) to A
+    ev = saved(ui)[-1]
+    assert (ev["type"], ev["offence"], ev["by"]) == ("penalty", "cards-shown", "B")
+    assert ui.table.match.st.score == [4, 0] and ui.mode == U.ENTRY
+
+    ui = started("schmier")                          # no penalties in Schmier
+    before = state(ui)
+    play(ui, "LNEXT")
+    nothing_saved(ui, before, U.ENTRY)
+    assert ui.msg == U.W_NOPEN
+
+
+def test_redeal_via_the_menu():
+    ui = started("saare-2020")
+    play(ui, "LOK")
+    assert ui.mode == U.MENU
+    assert ui.word(ui.items[0]) == "Uus jagamine: Vale jagamine"
+    assert play(ui, "NEXT OK") == 1                  # the second reason
+    ev = saved(ui)[-1]
+    assert (ev["type"], ev["reason"]) == ("redeal", "no-picture")
+    assert ui.mode == U.ENTRY and ui.table.match.st.redeals == 1 and ui.table.match.st.deals == 0
+    before = state(ui)
+    play(ui, "LOK LPREV")                            # into the menu and out again
+    nothing_saved(ui, before, U.ENTRY)
+    n = len(ui.table.match.rules.redeal_reasons)
+    play(ui, "LOK " + "NEXT " * (n + 2) + "OK")      # "Back"
+    nothing_saved(ui, before, U.ENTRY)
+
+
+def test_forfeit_via_the_menu_and_a_side_button():
+    ui = started("saare-2020")
+    play(ui, "NEXT A A")                             # A 4
+    before = state(ui)
+    n = len(ui.table.match.rules.redeal_reasons)
+    play(ui, "LOK " + "NEXT " * n)
+    assert ui.items[ui.cursor] == U.W_FORFEIT
+    play(ui, "OK")                                   # whose forfeit? a side button says
+    nothing_saved(ui, before, U.MENU)
+    assert ui.msg == U.W_SIDE
+    play(ui, "C")                                    # no side C at a Saare table
+    nothing_saved(ui, before, U.MENU)
+    assert ui.msg == U.W_NOSIDE
+    assert play(ui, "B") == 1
+    ev = saved(ui)[-1]
+    assert (ev["type"], ev["by"]) == ("forfeit", "B")
+    m = ui.table.match
+    assert ui.mode == U.END and m.st.over and m.summary()["winner"] == "A"
+
+
+# ---------------------------------------------------------------- what enters nothing
+
+def test_a_chord_enters_nothing():
+    ui = started("saare-2020")
+    play(ui, "NEXT")
+    before = state(ui)
+    for chord in ("A+B", "A+B+C", "B+C"):
+        play(ui, chord)
+        nothing_saved(ui, before, U.ENTRY)
+        assert ui.msg == U.W_CHORD and ui.k == 0 and ui.cursor == 1
+    play(ui, "B")                                    # one at a time: ruutu by B
+    assert ui.k == 1 and ui.answers["maker"] == "B"
+    play(ui, "A+B")
+    assert ui.k == 1 and ui.msg == U.W_CHORD
+
+
+def test_side_c_in_a_two_side_game_enters_nothing():
+    for ruleset in ("saare-2020", "sasku"):
+        ui = started(ruleset)
+        before = state(ui)
+        play(ui, "C")
+        nothing_saved(ui, before, U.ENTRY)
+        assert ui.msg == U.W_NOSIDE and ui.k == 0
+        play(ui, "A C")
+        nothing_saved(ui, before, U.ENTRY)
+        assert ui.k == 1
+    ui = started("schmier")                          # three teams: C is a side
+    play(ui, "C")
+    assert ui.k == 1 and ui.answers["bidder"] == "C"
+
+
+def test_ok_where_a_side_is_asked_enters_nothing_and_says_so():
+    ui = started("saare-2020")
+    before = state(ui)
+    for script in ("OK", "NEXT OK", "PREV OK"):
+        play(ui, script)
+        nothing_saved(ui, before, U.ENTRY)
+        assert ui.msg == U.W_SIDE and ui.k == 0
+    play(ui, "A")
+    play(ui, "OK")                                   # "won": whose?
+    nothing_saved(ui, before, U.ENTRY)
+    assert ui.msg == U.W_SIDE and ui.k == 1
+    assert play(ui, "PREV OK") == 1                  # pokk is the one OK takes: no side
+    assert saved(ui)[-1]["result"] == "pokk"
+
+
+def test_a_press_clears_the_message_and_messages_time_out():
+    ui = started("saare-2020")
+    play(ui, "OK")
+    assert ui.msg == U.W_SIDE
+    play(ui, "NEXT")
+    assert ui.msg is None
+    play(ui, "OK")
+    ui.test_clock.t += U.MSG_MS
+    assert ui.tick() and ui.msg is None
+
+
+def test_the_press_that_wakes_the_screen_enters_nothing():
+    ui = started("saare-2020")
+    ui.test_clock.t += U.IDLE_MS
+    assert ui.tick() and ui.idle
+    before = state(ui)
+    play(ui, "A")
+    nothing_saved(ui, before, U.ENTRY)
+    assert not ui.idle and ui.k == 0
+    play(ui, "A")
+    assert ui.k == 1
+
+
+# ---------------------------------------------------------------- the end of a match
+
+def test_end_of_match_confirm_dispute_lock_and_a_new_match():
+    ui = started("saare-2020")
+    play(ui, "NEXT A A NEXT A A NEXT A A NEXT A A")
+    m = ui.table.match
+    assert ui.mode == U.END and ui.items == (U.W_CONFIRM, U.W_DISPUTE)
+    before = state(ui)
+    play(ui, "OK")                                   # who confirms? each side with its own button
+    nothing_saved(ui, before, U.END)
+    assert ui.msg == U.W_SIDE
+    play(ui, "C")
+    nothing_saved(ui, before, U.END)
+    assert play(ui, "NEXT A") == 1                   # A disputes (cursor on Vaidlustan)
+    assert ui.word(U.W_DISPUTE) == "Vaidlustan"
+    m = ui.table.match
+    assert m.disputed == [0] and ui.mode == U.END and ui.cursor == 0
+    before = state(ui)
+    play(ui, "A")                                    # A has answered already
+    nothing_saved(ui, before, U.END)
+    assert play(ui, "B") == 1                        # B confirms: the result is locked
+    m = ui.table.match
+    assert m.confirmed == [1] and m.locked() and ui.mode == U.DONE
+    types = [ev["type"] for ev in saved(ui)[-2:]]
+    assert types == ["dispute", "confirm"]
+    before = state(ui)
+    play(ui, "A B OK NEXT LPREV")                    # nothing changes a locked result
+    nothing_saved(ui, before, U.DONE)
+    assert ui.msg == U.W_NOTHING
+    play(ui, "LOK")                                  # the next match
+    assert ui.mode == U.START and ui.word(ui.title) == "Mäng"
+    assert ui.items[ui.cursor] == ("Saare mäng 2020", "Saare mäng 2020")
+    play(ui, "OK OK")
+    assert ui.items[ui.cursor] == "2"                # the round after the last one
+    play(ui, "OK OK")
+    assert ui.mode == U.ENTRY and ui.table.match.setup["round"] == 2 and ui.table.match.seq == 1
+
+
+def test_start_screen_long_prev_steps_back_and_side_buttons_ask_for_ok():
+    ui = box()
+    play(ui, "NEXT NEXT OK NEXT OK")                 # sasku, table 2
+    assert ui.word(ui.title) == "Voor"
+    play(ui, "LPREV")
+    assert ui.word(ui.title) == "Laud" and ui.cursor == 1
+    play(ui, "A")
+    assert ui.mode == U.START and ui.msg == U.W_OK
+    play(ui, "OK OK OK OK")
+    assert ui.mode == U.ENTRY
+    s = ui.table.match.setup
+    assert (s["ruleset"], s["table"], s["round"], s["room"]) == ("sasku", 2, 1, 1)
+
+
+# ---------------------------------------------------------------- language
+
+def test_language_switch_in_the_menu():
+    calls = []
+    ui = box(on_lang=calls.append)
+    assert ui.lang == 0 and ui.word(ui.title) == "Mäng"     # Estonian by default
+    play(ui, START["saare-2020"])
+    assert ui.word(ui.title) == "Mäng" and ui.word(ui.items[0]) == "Trump"
+    before = state(ui)
+    play(ui, "LOK")
+    i = list(ui.items).index(U.W_LANG)
+    play(ui, "NEXT " * i + "OK")
+    assert calls == [1] and ui.lang == 1
+    nothing_saved(ui, before, U.MENU)
+    assert ui.word(ui.title) == "Menu" and ui.word(ui.items[0]) == "Redeal: Misdeal"
+    assert ui.items[ui.cursor] == U.W_LANG and ui.word(U.W_LANG) == "Language: English"
+    play(ui, "LPREV")
+    assert ui.mode == U.ENTRY and ui.word(ui.title) == "Game" and ui.word(ui.items[0]) == "Suit"
+    play(ui, "LNEXT")
+    assert ui.word(ui.items[0]) == "Card shown"
+    play(ui, "LPREV LOK")
+    i = list(ui.items).index(U.W_LANG)
+    play(ui, "NEXT " * i + "OK")
+    assert calls == [1, 0] and ui.word(ui.title) == "Menüü"
+
+
+# ---------------------------------------------------------------- invalid entries
+
+def test_entries_the_rules_reject_show_a_message_and_save_nothing():
+    ui = started("saare-2020")                       # A1 shuffles: the dealer's pair is A
+    before = state(ui)
+    play(ui, "LNEXT PREV PREV")
+    assert ui.items[ui.cursor] == ("Kaks vale jagamist", "Misdealt twice")
+    play(ui, "B")
+    nothing_saved(ui, before, U.PENALTY)
+    assert ui.msg is not None and "A" in ui.word(ui.msg) and "by" in ui.word(ui.msg)
+    assert play(ui, "A") == 1                        # the dealer's pair: saved
+    assert saved(ui)[-1]["offence"] == "misdeal-twice"
+
+    ui = started("saare-2020")
+    play(ui, "A PREV OK")                            # a pokk: the replay follows
+    assert ui.table.match.st.chain == 1
+    before = state(ui)
+    play(ui, "LOK NEXT OK")                          # no redeal for want of a picture in a replay
+    nothing_saved(ui, before)
+    assert ui.msg is not None and "reason" in ui.word(ui.msg)
+    assert ui.table.match.st.redeals == 0
+
+
+# ---------------------------------------------------------------- faults
+
+def test_fault_and_clear_set_and_clear_the_faults():
+    ui = started("saare-2020")
+    presses = ui.presses
+    ui.handle(K.event(K.FAULT, K.OK))
+    assert ui.faults == 1 << K.OK and ui.msg == U.W_STUCK and ui.msg2 == "OK"
+    ui.handle(K.event(K.FAULT, K.A))
+    assert ui.faults == (1 << K.OK) | (1 << K.A)
+    ui.handle(K.event(K.CLEAR, K.OK))
+    assert ui.faults == 1 << K.A and ui.msg == U.W_FREED
+    ui.handle(K.event(K.CLEAR, K.A))
+    assert ui.faults == 0 and ui.presses == presses and ui.k == 0 and len(ui.table.saved) == 1
+
+
+# ---------------------------------------------------------------- MicroPython only: resume on LittleFS
+
+if MPY:
+    def _restart(image, bdev=None):
+        """Power on: mount the flash image, open the journal, fold the latest match back in, a new UI."""
+        import gc
+        import vfs
+        from nakk.board.blockdev import mount_image
+        from nakk.journal import Journal
+        if bdev is not None:
+            vfs.umount("/flash")
+            bdev.close()
+        gc.collect()                 # the box before it starts again held nothing: drop what the last one held
+        bdev = mount_image(image, "/flash")
+        table = Table(Journal("/flash/journal"))
+        table.resume()
+        return bdev, box(table=table)
+
+    def test_resume_on_littlefs_is_where_it_was():
+        image = sys.argv[1]
+        bdev, ui = _restart(image)
+        try:
+            assert ui.mode == U.START
+            play(ui, START["saare-2020"] + " NEXT B NEXT A LNEXT B A A NEXT")
+            s = ui.table.match.summary()
+            assert s["score"] == [12, 0] and s["deals"] == 2
+            title, items = ui.title, ui.items
+            ui = None
+            bdev, ui = _restart(image, bdev)             # the power goes; the box boots again
+            assert ui.table.match.summary() == s
+            assert ui.mode == U.ENTRY and ui.k == 0 and ui.title == title and ui.items == items
+            play(ui, "LPREV OK")                         # undo reads the match back from flash
+            assert ui.table.match.st.score == [10, 0]
+            s = ui.table.match.summary()
+            ui = None
+            bdev, ui = _restart(image, bdev)             # a cancel in the journal folds back too
+            assert ui.table.match.summary() == s
+            play(ui, "NEXT A A NEXT A A")                # 18: the match is over
+            assert ui.mode == U.END
+            s = ui.table.match.summary()
+            ui = None
+            bdev, ui = _restart(image, bdev)
+            assert ui.mode == U.END and ui.table.match.summary() == s
+            play(ui, "A")
+            ui = None
+            bdev, ui = _restart(image, bdev)
+            assert ui.mode == U.END and ui.table.match.confirmed == [0]
+            play(ui, "B")
+            ui = None
+            bdev, ui = _restart(image, bdev)
+            assert ui.mode == U.DONE and ui.table.match.locked()
+            play(ui, "LOK " + START["saare-2020"])       # the next match, on the same flash
+            assert ui.mode == U.ENTRY and ui.table.match.setup["round"] == 2
+            ui = None
+            bdev, ui = _restart(image, bdev)
+            assert ui.mode == U.ENTRY and ui.table.match.seq == 1 and ui.table.waiting() == 1
+        finally:
+            import vfs
+            vfs.umount("/flash")
+            bdev.close()
+
+
+# ---------------------------------------------------------------- CPython: the other interpreter, the CLI
+
+if not MPY:
+    def _portable():
+        g = globals()
+        return sorted(n for n in g if n.startswith("test_") and n not in _CPYTHON_ONLY)
+
+    _CPYTHON_ONLY = ("test_flows_on_micropython", "test_scripted_matches_equal_nakk_score")
+
+    def test_flows_on_micropython(tmp_path):
+        r = run_mpy([os.path.join(TESTS, "test_ui.py"), str(tmp_path / "flash.img")], path=(TESTS,), timeout=120)
+        lines = r.stdout.splitlines()
+        passed = [line[5:] for line in lines if line.startswith("PASS ")]
+        failed = [line for line in lines if line.startswith("FAIL ")]
+        assert not failed and r.returncode == 0, "\n".join(failed) + r.stderr[-3000:]
+        assert sorted(passed) == sorted(_portable() + ["test_resume_on_littlefs_is_where_it_was"])
+
+    @pytest.mark.parametrize("ruleset", sorted(MATCHES))
+    def test_scripted_matches_equal_nakk_score(ruleset, tmp_path, capsys):
+        from nakk_host.cli import main
+        ui = _whole_match(ruleset)
+        path = tmp_path / (ruleset + ".jsonl")
+        path.write_bytes(b"".join(line + b"\n" for line in ui.table.saved))
+        capsys.readouterr()
+        assert main(["score", "--json", str(path)]) == 0
+        out = json.loads(capsys.readouterr().out)
+        s = ui.table.match.summary()
+        for key in ("final", "score", "winner", "bonus", "over", "locked", "deals"):
+            assert out[key] == s[key], (key, out[key], s[key])
+
+
+# ---------------------------------------------------------------- MicroPython: run them all
+
+if MPY and __name__ == "__main__":
+    failed = 0
+    names = sorted(n for n in globals() if n.startswith("test_"))
+    for name in names:
+        try:
+            globals()[name]()
+            print("PASS " + name)
+        except Exception as e:
+            failed += 1
+            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+            sys.print_exception(e)
+    sys.exit(1 if failed else 0)
