@@ -423,7 +423,7 @@ def test_end_of_match_confirm_dispute_lock_and_a_new_match():
     assert ui.mode == U.START and ui.word(ui.title) == "Mäng"
     assert ui.items[ui.cursor] == ("Saare mäng 2020", "Saare mäng 2020")
     play(ui, "OK OK")
-    assert ui.items[ui.cursor] == "2"                # the round after the last one
+    assert ui.items[ui.cursor] == 2                  # the round after the last one
     play(ui, "OK OK")
     assert ui.mode == U.ENTRY and ui.table.match.setup["round"] == 2 and ui.table.match.seq == 1
 

@@ -115,10 +115,11 @@ class App:
         ui = self.ui
         self._had = ui.assignment
         pending = self.table.pending
-        ui.handle(ev)
+        t = self.buttons.time
+        ui.handle(ev, t)
         self.handled += 1
         if self.table.pending is not None and self.table.pending is not pending:
-            self._hold_from = self._ms()
+            self._hold_from = t
             self.frame()                      # the new score first, with "saving"
             if kind(ev) != PRESS:
                 self.flush()                  # only a side press can be half of a chord
@@ -126,10 +127,11 @@ class App:
         self.frame()
 
     def held(self):
-        """ms the pending entry must still be held (a second side button may yet take it back)."""
+        """ms the pending entry must still be held: until the driver has looked at the buttons
+        CHORD_MS past the press that made it (a second side button may yet take it back)."""
         if self.table.pending is None:
             return 0
-        left = U.CHORD_MS - self._diff(self._ms(), self._hold_from)
+        left = U.CHORD_MS - self._diff(self.buttons.polled, self._hold_from)
         return left if left > 0 else 0
 
     def flush(self):
@@ -158,8 +160,9 @@ class App:
                 if self.table.pending is not None and not btn.pending():
                     wait = self.held()
                     if wait:
-                        await asyncio.sleep_ms(wait)
-                    if not btn.pending():
+                        # the driver's task polls meanwhile; 1 ms more and it is past the window
+                        await asyncio.sleep_ms(wait + 1)
+                    elif not btn.pending():
                         self.flush()
                     continue
                 ev = await get()

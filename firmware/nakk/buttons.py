@@ -200,10 +200,13 @@ class Buttons:
         self._wend = 0
         # Event queue, read by the UI.
         self._q = bytearray(queue)
+        self._qt = array.array("l", [0] * queue)  # when each queued event happened (the timeline's time)
         self._qsize = queue
         self._qh = 0
         self._qn = 0
         self.dropped = 0
+        self.time = 0    # when the event get()/get_nowait() returned last happened (ticks_ms)
+        self.polled = 0  # the time poll() has replayed edges and timers up to
         self.event = asyncio.Event()  # set while events are queued
         self._task = None
         self._both = 0
@@ -291,6 +294,7 @@ class Buttons:
                 if p is not None:
                     self._edge(i, now, 0 if p.value() else 1, 0)
         self._advance(now)
+        self.polled = now
 
     def _edge(self, i, t, pressed, both):
         if both and pressed == self._raw[i]:
@@ -404,6 +408,7 @@ class Buttons:
         if h >= self._qsize:
             h -= self._qsize
         self._q[h] = ev
+        self._qt[h] = self._now
         self._qn = n + 1
         self.event.set()
 
@@ -433,6 +438,7 @@ class Buttons:
             return 0
         h = self._qh
         ev = self._q[h]
+        self.time = self._qt[h]
         h += 1
         self._qh = 0 if h == self._qsize else h
         self._qn = n - 1

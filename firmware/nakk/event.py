@@ -217,65 +217,121 @@ def parse(line):
 # ---------------------------------------------------------------- encoding
 
 def encode(obj):
-    """The canonical bytes of an event (or any JSON value made of dicts, lists, str, int, bool, None)."""
-    out = []
-    _enc(obj, out)
-    return "".join(out).encode()
+    """The canonical bytes of an event (or any JSON value made of dicts, lists, str, int, bool, None).
+
+    Written into one buffer made on first use (events are at most MAX_LINE
+    bytes), so encoding an event allocates little more than its bytes: the
+    device encodes every entry as it is made."""
+    global _ebuf
+    if _ebuf is None:
+        _ebuf = bytearray(MAX_LINE)
+    buf = _ebuf
+    while True:
+        try:
+            n = _enc(obj, buf, 0)
+            return bytes(memoryview(buf)[:n])
+        except IndexError:
+            # bigger than an event (a summary, a report): a larger buffer, this once
+            buf = bytearray(len(buf) * 4)
 
 
-def _enc(v, out):
+_ebuf = None
+_HEX = b"0123456789abcdef"
+
+
+def _put(buf, n, lit):
+    """Append the bytes of lit at n; returns the new length (IndexError when buf is full)."""
+    for c in lit:
+        buf[n] = c
+        n += 1
+    return n
+
+
+def _byte(buf, n, b):
+    buf[n] = b          # IndexError past the end: encode() retries with a larger buffer
+    return n + 1
+
+
+def _enc_int(v, buf, n):
+    if v < 0:
+        n = _byte(buf, n, 45)
+        v = -v
+    start = n
+    while True:
+        n = _byte(buf, n, 48 + v % 10)
+        v //= 10
+        if v == 0:
+            break
+    i, j = start, n - 1
+    while i < j:
+        t = buf[i]
+        buf[i] = buf[j]
+        buf[j] = t
+        i += 1
+        j -= 1
+    return n
+
+
+def _enc(v, buf, n):
     if v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, str):
-        _enc_str(v, out)
-    elif isinstance(v, (list, tuple)):
-        out.append("[")
+        return _put(buf, n, b"null")
+    if v is True:
+        return _put(buf, n, b"true")
+    if v is False:
+        return _put(buf, n, b"false")
+    if isinstance(v, int):
+        return _enc_int(v, buf, n)
+    if isinstance(v, str):
+        return _enc_str(v, buf, n)
+    if isinstance(v, (list, tuple)):
+        n = _byte(buf, n, 0x5B)
         first = True
         for x in v:
             if not first:
-                out.append(",")
+                n = _byte(buf, n, 0x2C)
             first = False
-            _enc(x, out)
-        out.append("]")
-    elif isinstance(v, dict):
-        out.append("{")
+            n = _enc(x, buf, n)
+        return _byte(buf, n, 0x5D)
+    if isinstance(v, dict):
+        n = _byte(buf, n, 0x7B)
         first = True
         for k in sorted(v):  # keys are distinct, so an unstable sort is still total
             if not isinstance(k, str):
                 raise EventError(str(k), "keys must be strings")
             if not first:
-                out.append(",")
+                n = _byte(buf, n, 0x2C)
             first = False
-            _enc_str(k, out)
-            out.append(":")
-            _enc(v[k], out)
-        out.append("}")
-    else:
-        raise EventError("", "cannot encode a %s" % type(v).__name__)
+            n = _enc_str(k, buf, n)
+            n = _byte(buf, n, 0x3A)
+            n = _enc(v[k], buf, n)
+        return _byte(buf, n, 0x7D)
+    raise EventError("", "cannot encode a %s" % type(v).__name__)
 
 
-def _enc_str(s, out):
-    out.append('"')
+def _u(buf, n, o):
+    n = _byte(buf, n, 0x5C)
+    n = _byte(buf, n, 0x75)
+    for sh in (12, 8, 4, 0):
+        n = _byte(buf, n, _HEX[(o >> sh) & 15])
+    return n
+
+
+def _enc_str(s, buf, n):
+    n = _byte(buf, n, 0x22)
     for c in s:
         o = ord(c)
-        if c == '"':
-            out.append('\\"')
-        elif c == "\\":
-            out.append("\\\\")
+        if o == 0x22 or o == 0x5C:
+            n = _byte(buf, n, 0x5C)
+            n = _byte(buf, n, o)
         elif 0x20 <= o < 0x7F:
-            out.append(c)
+            n = _byte(buf, n, o)
         elif o > 0xFFFF:  # outside the BMP: a surrogate pair, as JSON spells it
             o -= 0x10000
-            out.append("\\u%04x\\u%04x" % (0xD800 + (o >> 10), 0xDC00 + (o & 0x3FF)))
+            n = _u(buf, n, 0xD800 + (o >> 10))
+            n = _u(buf, n, 0xDC00 + (o & 0x3FF))
         else:
-            out.append("\\u%04x" % o)
-    out.append('"')
+            n = _u(buf, n, o)
+    return _byte(buf, n, 0x22)
 
 
 # ---------------------------------------------------------------- checking

@@ -10,6 +10,8 @@ DESIGN.md asks: a flash erase stalls the RP2040 for tens of ms.
 from nakk.event import EventError, encode, parse
 from nakk.match import Match
 
+_RECENT = 8     # entries kept in RAM (as bytes) so an undo can name its target without reading flash
+
 
 class Table:
     def __init__(self, journal=None, keep=False):
@@ -21,7 +23,8 @@ class Table:
         self.match = None          # nakk.match.Match, or None before the first setup
         self.pending = None        # bytes of the event applied but not yet on flash
         self.error = None          # what went wrong with the last flush (text), or None
-        self._events = None        # journal-less history for undo
+        self.recent = []           # (seq, bytes) of the last entries saved: what an undo names
+        self._pending_seq = 0
 
     # ------------------------------------------------------------ reading back
     def _history(self):
@@ -70,7 +73,10 @@ class Table:
         return k
 
     def event(self, seq):
-        """The event with this seq (read back from flash), or None."""
+        """The event with this seq (from the recent entries, else read back from flash), or None."""
+        for r in self.recent:
+            if r[0] == seq:
+                return parse(r[1])
         for ev in self._history():
             if ev["seq"] == seq:
                 return ev
@@ -93,8 +99,10 @@ class Table:
             m = Match(self._history)     # an undo reads the match back from flash
         m.apply(ev)
         self.saved = []
+        self.recent = []
         self.match = m
         self.pending = encode(ev)
+        self._pending_seq = 1
 
     def submit(self, fields):
         """Check and fold one entry (a dict without seq); EventError leaves everything as it was."""
@@ -106,6 +114,7 @@ class Table:
         ev["seq"] = m.seq + 1
         m.apply(ev)
         self.pending = encode(ev)
+        self._pending_seq = ev["seq"]
         return ev
 
     def flush(self):
@@ -117,6 +126,7 @@ class Table:
         if self.keep:
             self.saved.append(data)
         if self.journal is None:
+            self._remember(data)
             return True
         try:
             self.journal.append(self.n, data, finished=self.match.st.over)
@@ -128,4 +138,11 @@ class Table:
             self._refold()
             return False
         self.error = None
+        self._remember(data)
         return True
+
+    def _remember(self, data):
+        recent = self.recent
+        if len(recent) >= _RECENT:
+            recent.pop(0)
+        recent.append((self._pending_seq, data))

@@ -167,6 +167,7 @@ class Ui:
         self._menu = ()
         self._undo_target = None
         self._chord = None         # (side button, time, snapshot) of the last side press
+        self._form_of = None       # the match whose plain deal form is in fixed/steps
         self.chord_ms = chord_ms
         self.mode = START
         self.resync()
@@ -223,8 +224,9 @@ class Ui:
         return changed
 
     # ------------------------------------------------------------ events
-    def handle(self, ev):
-        """One button event. Returns True when an entry was submitted (the app then flushes it)."""
+    def handle(self, ev, t=None):
+        """One button event; t: when it happened (the driver's timeline), default now.
+        Returns True when an entry was submitted (the app then flushes it)."""
         k = K.kind(ev)
         b = K.button(ev)
         if k == K.FAULT:
@@ -249,7 +251,7 @@ class Ui:
             self.say(W_CHORD)
             return False
         if k == K.PRESS:
-            now = self._ms()
+            now = self._ms() if t is None else t
             c = self._chord
             if c is not None and c[0] != b and self._diff(now, c[1]) < self.chord_ms:
                 self._restore(c[2])
@@ -328,7 +330,13 @@ class Ui:
     def _begin_entry(self):
         m = self.table.match
         self.mode = ENTRY
-        self.fixed, self.steps = m.rules.form(m.st, m.cfg)
+        st = m.st
+        if st.chain == 0 and st.boards is None and self._form_of is m:
+            # the same questions as last deal (no pokk replay, no board number): no new form
+            pass
+        else:
+            self.fixed, self.steps = m.rules.form(st, m.cfg)
+            self._form_of = m if st.chain == 0 and st.boards is None else None
         self.answers = {}
         self.k = 0
         self._enter_step(0)
@@ -612,7 +620,7 @@ class Ui:
         else:
             key, title, n = {_S_TABLE: ("table", W_TABLE, 99), _S_ROUND: ("round", W_ROUND, 99),
                              _S_ROOM: ("room", W_ROOM, 2)}[s]
-            self._list(title, [str(i) for i in range(1, n + 1)], min(v[key], n) - 1)
+            self._list(title, range(1, n + 1), min(v[key], n) - 1)   # the font draws ints
 
     def _start_event(self, k, b):
         if self._start is None:
