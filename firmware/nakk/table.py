@@ -105,12 +105,13 @@ class Table:
         self._pending_seq = 1
 
     def submit(self, fields):
-        """Check and fold one entry (a dict without seq); EventError leaves everything as it was."""
+        """Check and fold one entry (a fresh dict without seq, which becomes the event);
+        EventError leaves everything as it was."""
         self.flush()
         m = self.match
         if m is None:
             raise EventError("type", "no match in play")
-        ev = dict(fields)
+        ev = fields
         ev["seq"] = m.seq + 1
         m.apply(ev)
         self.pending = encode(ev)

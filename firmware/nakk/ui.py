@@ -356,10 +356,21 @@ class Ui:
         """Show step k (skipping steps with nothing to offer); commit when past the last."""
         while self.k < len(self.steps):
             st = self.steps[self.k]
-            offered = self._offered(st)
+            offered = st.get("_offered")          # a step without conditions: its lists, made once
+            if offered is None:
+                offered = self._offered(st)
+                labels = [c["label"] for c in offered]
+                for c in st["choices"]:
+                    if "when" in c:
+                        break
+                else:
+                    st["_offered"] = offered
+                    st["_labels"] = labels
+            else:
+                labels = st["_labels"]
             if offered:
                 self._choices = offered
-                self._list(st["label"], [c["label"] for c in offered], cursor)
+                self._list(st["label"], labels, cursor)
                 return False
             self.k += 1
         ev = {"type": "deal"}
