@@ -87,3 +87,17 @@ def test_a_full_flash_refuses_a_new_match_with_a_message(tmp_path):
     assert "summary null" in r.stdout           # no match was started
     assert "msg Mälu täis: sünkrooni" in r.stdout
     assert "mode 0" in r.stdout                 # still on the start screen, nothing crashed
+
+
+def test_the_judges_assignment_is_accepted_with_ok(tmp_path):
+    img = tmp_path / "flash.img"
+    a = {"tournament": "Kuressaare karikas", "table": 7, "round": 3, "ruleset": "schmier",
+         "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"},
+                   {"id": "C", "name": "Kivi/Puu"}], "first_shuffler": 2}
+    r = run_mpy([SCRIPT, str(img), "OK", "0", json.dumps(a)], timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(line.partition(" ")[::2] for line in r.stdout.splitlines())
+    s = json.loads(out["summary"])
+    assert s["ruleset"] == "schmier" and s["sides"] == ["Mets/Tamm", "Saar/Kask", "Kivi/Puu"]
+    assert s["shuffler"] == 2 and s["seq"] == 1
+    assert out["mode"] == "1" and out["assignment"] == "gone"    # used once, then removed

@@ -1,6 +1,6 @@
 """MicroPython: the real app (nakk.app.App) on a test board: SimPins, a framebuf, a LittleFS image file.
 
-Usage: micropython tests/mpy/app_check.py IMAGE SCRIPT [BLOCKS]
+Usage: micropython tests/mpy/app_check.py IMAGE SCRIPT [BLOCKS [ASSIGNMENT-JSON]]
 SCRIPT is a space-separated list of actions, played with real asyncio timing:
   A B C PREV OK NEXT   tap (60 ms down)      L<name>  hold 1000 ms (long)
   X+Y                  press X, then Y 5 ms later (both down), release both
@@ -63,6 +63,15 @@ class TestBoard:
             mount_image(self.image, "/flash", blocks=BLOCKS)
         else:
             mount_image(self.image, "/flash")
+        if ASSIGN:
+            # what the judge's link will write: the next match's setup fields
+            import os
+            try:
+                os.mkdir("/flash/journal")
+            except OSError:
+                pass
+            with open("/flash/journal/assignment.json", "wb") as f:
+                f.write(ASSIGN)
         return "/flash/journal"
 
     def feed(self):
@@ -128,7 +137,14 @@ def main(image, script):
     print("sent", app.sent)
     print("savingshown", board.saving_frames)
     print("pending", 0 if app.table.pending is None else 1)
+    import os
+    try:
+        os.stat("/flash/journal/assignment.json")
+        print("assignment", "kept")
+    except OSError:
+        print("assignment", "gone")
 
 
-BLOCKS = int(sys.argv[3]) if len(sys.argv) > 3 else 0   # a smaller flash (4 KiB blocks)
+BLOCKS = int(sys.argv[3]) if len(sys.argv) > 3 else 0   # a smaller flash (4 KiB blocks); 0: the Pico's
+ASSIGN = sys.argv[4].encode() if len(sys.argv) > 4 else b""  # an assignment from the judge to find at boot
 main(sys.argv[1], sys.argv[2].split())
