@@ -12,11 +12,74 @@ Figures printed:
 2. nakk.board.pico's show(mask) and leds() per call on the unix port, with
    the fake machine/ssd1306/neopixel of tests/mpy/pico_fakes.py: Python
    overhead only (the fakes' bus writes are Python too, so this is an upper
-   bound; the real bus time is computed in docs/latency.md).
+   bound; the real bus time is computed in docs/latency.md);
+3. press to frame, per kind of press, over MATCHES Saare mäng 2020 matches
+   played through the real nakk.ui.Ui and nakk.table.Table (no journal: the
+   flash write comes after the first frame, which already shows the entry
+   with "saving"), drawn by the real nakk.render.Screen on the board's
+   framebuf (pico_fakes) with the board's nakk.rings.Rings (3 rings, as
+   main.py builds it). One sample is what App.on_event does up to its first
+   frame: ui.handle(ev), screen.draw(ui, saving), board.show(mask), then
+   rings.dim(usb_host()), screen.leds(ui) and board.leds() when the rings
+   changed. show() runs the board's own code; the SPI write is a memoryview
+   copy into a 1 KiB sink and the pins are a builtin call (abs), so this is
+   the Python side; the wire time is computed: bytes x 0.896 us (8.93 MHz),
+   and 0.48 ms per ring for the WS2812 bitstream. The presses are what a
+   player presses (the cursor moved the shorter way round, the maker's and
+   the winner's side buttons, long NEXT + offence + offender, long PREV + OK
+   after a wrong entry), drawn from shared/bench/deal-mix.json with a seeded
+   xorshift32. The whole run is played PASSES times (deterministic, a clock
+   that moves 1 s per press) and each press keeps its fastest pass, which
+   takes this machine's scheduler noise out and keeps the slow presses slow.
+   The collector is off while a press is timed; it runs, untimed, between
+   presses when less than GC_FREE is free (collecting before every press
+   would cool this machine's caches and add a third to the times, which the
+   cache-less RP2040 would not see). The heap each press allocates is
+   printed, and a collection is timed on its own. After an entry the app's
+   second frame (after the flush) is drawn, untimed, and after every press a
+   frame of the frames task (nothing to draw, or the rings animating) is
+   timed: what a press can find the loop busy with. Pico = unix-port time x
+   the factor of 1 (an estimate: nothing is measured on a Pico); the totals
+   add the driver's part (bench/bench_buttons.py) and the wire times.
 """
 import sys
+from array import array
 
 RP2040_ADD_1E6_MS = 7984  # shaoziyang/micropython_benchmarks README, RP2040 MicroPython v1.23.0 column
+
+# The other benches run with a 320K heap; this one compiles a large file and plays whole matches, and
+# at 320K the heap fragments too much for it. The heap size changes none of the timed figures (the
+# collector runs outside the timing), only the time of a collection, which is printed apart.
+HEAP = "512K"
+MATCHES = 30          # Saare mäng 2020 matches played for the press-to-frame figures
+PASSES = 5            # each press keeps its fastest of this many identical passes
+SEED = 2026
+GC_FREE = 65536       # the bench collects (untimed) when less than this is free; the collector is off otherwise
+CAP = 1200            # presses the arrays hold (30 matches of this seed take about 720)
+SPI_NS_PER_BYTE = 896     # 8 bits at 8.93 MHz (125 MHz / 14): see docs/latency.md
+WINDOW_BYTES = 6          # column/page window command bytes per run of pages
+RING_US = 480             # 16 LEDs x 24 bits x 1.25 us, per ring
+# Driver part (bench/bench_buttons.py, chord_ms=0 as the app builds it), ms:
+# a side PRESS is emitted on the next poll (poll_ms = 10): mean 4.5, worst 10
+# (9 on the wake schedule, 10.2 on a live unix-port loop); a cluster SHORT is
+# emitted debounce_ms = 25 after the release edge (the task wakes on that
+# timer: no poll wait); a LONG exactly long_ms = 800 after the press edge,
+# i.e. 0 after the moment the press became long.
+SIDE_SEEN = (4.5, 10.0)
+SHORT_SEEN = (25.0, 25.0)
+LONG_SEEN = (0.0, 0.0)
+POLL_PY_MS = 1.6          # poll() + emit + get in Python: 11 us x 150, an upper bound
+GOAL_MS = 20
+
+# the Saare mäng 2020 weights of shared/bench/deal-mix.json (read from there when it exists)
+MIX = {"game": {"suit": 0.50, "ruutu": 0.38, "pime-ruutu": 0.04, "valge-pits": 0.04, "pime-pits": 0.02,
+                "redeal": 0.02},
+       "maker": {"A": 0.5, "B": 0.5},
+       "outcome": {"won": 0.50, "won-jann": 0.17, "won-karvane": 0.03, "lost": 0.18, "lost-jann": 0.07,
+                   "lost-karvane": 0.02, "pokk": 0.03},
+       "pits_capture_share": 0.10, "penalty_per_deal": 0.05,
+       "penalty_offence": {"card-shown": 0.75, "cards-shown": 0.10, "shuffle": 0.10, "misdeal-twice": 0.05},
+       "undo_per_deal": 0.04}
 
 
 def _launch():
@@ -32,7 +95,7 @@ def _launch():
     env = dict(os.environ)
     env["MICROPYPATH"] = ":".join((os.path.join(root, "firmware"), os.path.join(root, "tests", "mpy"),
                                    ".frozen"))
-    sys.exit(subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__)],
+    sys.exit(subprocess.run([exe, "-X", "heapsize=" + HEAP, os.path.abspath(__file__)],
                             env=env, cwd=root).returncode)
 
 
@@ -82,7 +145,7 @@ def _bench():
     led = _best_us(leds, 0, 5) / 100
 
     v = sys.implementation.version
-    print("bench_latency: MicroPython %d.%d.%d unix port, -X heapsize=320K" % (v[0], v[1], v[2]))
+    print("bench_latency: MicroPython %d.%d.%d unix port, -X heapsize=%s" % (v[0], v[1], v[2], HEAP))
     print("int add loop 1e6 (best of 7): %.1f ms here, %d ms on an RP2040 at 125 MHz -> factor %.0f"
           % (add_ms, RP2040_ADD_1E6_MS, factor))
     print("board.show() per call with the fake bus (Python overhead, here): show(0xFF) %.1f us,"
@@ -91,6 +154,606 @@ def _bench():
           % (five / 3 * factor))
     print("board.leds() with fake NeoPixels (3 rings): %.1f us here -> about %.0f us x factor (upper bound)"
           % (led, led * factor))
+
+    # what one glyph of text costs: a step name as the UI hands it over (a str), drawn and measured
+    from nakk import font
+    font.warm()
+    fb = b.fb
+    word = "Tulemus"
+
+    def draws(_):
+        for _ in range(100):
+            font.text(fb, word, 0, 56)
+
+    def widths(_):
+        for _ in range(100):
+            font.width(word)
+
+    drawn = _best_us(draws, 0, 7) / 100
+    measured = _best_us(widths, 0, 7) / 100
+    n = len(word)
+    print("text: %r (%d glyphs, str) drawn in %.1f us, measured (width(), as align and max_w do first) in %.1f us"
+          % (word, n, drawn, measured))
+    print("  per glyph: draw %.2f us, measure %.2f us here -> about %.2f and %.2f ms x factor"
+          % (drawn / n, measured / n, drawn / n * factor / 1000, measured / n * factor / 1000))
+    _presses(factor)
+
+
+# ---------------------------------------------------------------- press to frame
+
+# kinds of press: (key, label, driver part)
+KINDS = (
+    ("move", "cursor move (NEXT/PREV, deal entry)", SHORT_SEEN),
+    ("step", "side press -> next step", SIDE_SEEN),
+    ("commit", "side press completing a deal (match goes on)", SIDE_SEEN),
+    ("pen_open", "long NEXT: penalty list", LONG_SEEN),
+    ("pen_commit", "side press committing a penalty", SIDE_SEEN),
+    ("undo_open", "long PREV: undo question", LONG_SEEN),
+    ("undo_ok", "OK confirming the undo", SHORT_SEEN),
+    # the other presses of a match
+    ("commit_end", "side press completing the last deal", SIDE_SEEN),
+    ("ok_commit", "OK completing a deal (pokk)", SHORT_SEEN),
+    ("list_move", "cursor move in a list (penalty, menu, start)", SHORT_SEEN),
+    ("menu_open", "long OK: menu (redeal)", LONG_SEEN),
+    ("redeal_ok", "OK committing a redeal", SHORT_SEEN),
+    ("start_ok", "OK on a start step", SHORT_SEEN),
+    ("start_commit", "OK starting the match", SHORT_SEEN),
+    ("confirm", "side press confirming the result", SIDE_SEEN),
+)
+
+
+class _Rng:
+    """xorshift32, integers only (as bench/bench_presses.py)."""
+
+    def __init__(self, seed):
+        self.s = (seed * 2654435761 + 12345) & 0xFFFFFFFF or 1
+
+    def next(self):
+        x = self.s
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        self.s = x
+        return x
+
+    def below(self, n):
+        return self.next() % n
+
+    def chance(self, p):
+        return self.below(1000000) < int(p * 1000000 + 0.5)
+
+    def pick(self, weights):
+        keys = sorted(weights)
+        ws = [int(weights[k] * 1000000 + 0.5) for k in keys]
+        r = self.below(sum(ws))
+        for i in range(len(keys)):
+            r -= ws[i]
+            if r < 0:
+                return keys[i]
+        return keys[-1]
+
+
+class _Clock:
+    """ticks_ms for the UI: moves only when the bench says (1 s per press: no chord, no timeout, no idle)."""
+
+    def __init__(self):
+        self.t = 0
+
+    def ticks_ms(self):
+        return self.t
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+def _mix():
+    import json
+    for path in ("../shared/bench/deal-mix.json", "bench/deal-mix.json"):
+        try:
+            with open(path) as f:
+                return json.load(f)["saare-2020"], path
+        except OSError:
+            pass
+    return MIX, "the copy in bench_latency.py"
+
+
+def _popcount(m):
+    n = 0
+    while m:
+        n += m & 1
+        m >>= 1
+    return n
+
+
+def _runs(m):
+    n = 0
+    prev = 0
+    for p in range(8):
+        b = (m >> p) & 1
+        if b and not prev:
+            n += 1
+        prev = b
+    return n
+
+
+class _Match:
+    """One match: a fresh Table and Ui on the shared screen; press() times one event as App.on_event does."""
+
+    def __init__(self, bench, rng, mix):
+        from nakk import ui as U
+        from nakk.table import Table
+        self.b = bench
+        self.rng = rng
+        self.mix = mix
+        self.U = U
+        self.table = Table()
+        self.clock = _Clock()
+        self.ui = U.Ui(self.table, clock=self.clock, chord_ms=U.CHORD_MS)
+        bench.screen.invalidate()
+        bench.frame(self.ui, False)
+
+    def press(self, ev):
+        import gc
+        import time
+        from nakk import buttons as K
+        b = self.b
+        ui = self.ui
+        table = self.table
+        U = self.U
+        mode0 = ui.mode
+        k = K.kind(ev)
+        btn = K.button(ev)
+        screen = b.screen
+        board = b.board
+        rings = board.rings
+        if gc.mem_free() < GC_FREE:
+            gc.collect()            # outside the timing, and not before every press (that would cool the caches)
+        m0 = gc.mem_alloc()
+        t0 = time.ticks_us()
+        ui.handle(ev)
+        th = time.ticks_us()
+        pending = table.pending is not None
+        mask = screen.draw(ui, pending, 0)
+        if mask:
+            board.show(mask)
+        t1 = time.ticks_us()
+        rings.dim(board.usb_host())
+        lit = screen.leds(ui)
+        if lit:
+            board.leds()
+        t2 = time.ticks_us()
+        alloc = gc.mem_alloc() - m0
+        self.clock.t += 1000
+        # which kind of press this was
+        if mode0 == U.ENTRY:
+            if k == K.SHORT and (btn == K.NEXT or btn == K.PREV):
+                kind = "move"
+            elif k == K.PRESS:
+                kind = ("commit_end" if ui.mode == U.END else "commit") if pending else "step"
+            elif k == K.SHORT and btn == K.OK:
+                kind = "ok_commit" if pending else "other"
+            elif k == K.LONG and btn == K.NEXT:
+                kind = "pen_open"
+            elif k == K.LONG and btn == K.PREV:
+                kind = "undo_open" if ui.mode == U.UNDO else "other"
+            elif k == K.LONG and btn == K.OK:
+                kind = "menu_open"
+            else:
+                kind = "other"
+        elif mode0 == U.END and k == K.LONG and btn == K.PREV:
+            kind = "undo_open"
+        elif k == K.SHORT and (btn == K.NEXT or btn == K.PREV):
+            kind = "list_move"
+        elif mode0 == U.PENALTY and k == K.PRESS and pending:
+            kind = "pen_commit"
+        elif mode0 == U.UNDO and k == K.SHORT and btn == K.OK and pending:
+            kind = "undo_ok"
+        elif mode0 == U.MENU and k == K.SHORT and btn == K.OK and pending:
+            kind = "redeal_ok"
+        elif mode0 == U.START and k == K.SHORT and btn == K.OK:
+            kind = "start_commit" if pending else "start_ok"
+        elif mode0 == U.END and k == K.PRESS and pending:
+            kind = "confirm"
+        else:
+            kind = "other"
+        b.record(kind, time.ticks_diff(th, t0), time.ticks_diff(t1, t0), time.ticks_diff(t2, t1), mask, lit,
+                 alloc)
+        if pending:
+            # the app: held CHORD_MS, then the flush and the frame without "saving" (untimed)
+            table.flush()
+            b.frame(ui, False)
+        # what the frames task does when nothing changed (ui.tick() left out: this clock is not real time)
+        t0 = time.ticks_us()
+        mask = screen.draw(ui, False, 0)
+        if mask:
+            board.show(mask)
+        rings.dim(board.usb_host())
+        animated = screen.leds(ui)
+        if animated:
+            board.leds()
+        t1 = time.ticks_us()
+        assert not mask
+        i = b.n - 1
+        b.idle[i] = min(b.idle[i], time.ticks_diff(t1, t0))
+        b.idle_lit[i] = 1 if animated else 0
+        return pending
+
+    # -- what a player presses
+    def move(self, i):
+        from nakk import buttons as K
+        ui = self.ui
+        n = len(ui.items)
+        d = (i - ui.cursor) % n
+        if d <= n - d:
+            for _ in range(d):
+                self.press(K.event(K.SHORT, K.NEXT))
+        else:
+            for _ in range(n - d):
+                self.press(K.event(K.SHORT, K.PREV))
+        assert ui.cursor == i
+
+    def side(self, letter):
+        from nakk import buttons as K
+        return self.press(K.event(K.PRESS, "ABC".index(letter)))
+
+    def ok(self):
+        from nakk import buttons as K
+        return self.press(K.event(K.SHORT, K.OK))
+
+    def long(self, btn):
+        from nakk import buttons as K
+        return self.press(K.event(K.LONG, btn))
+
+    def start(self):
+        U = self.U
+        while self.ui.mode == U.START:
+            self.ok()
+        assert self.ui.mode == U.ENTRY
+
+    def _want(self):
+        rng = self.rng
+        mix = self.mix
+        st = self.table.match.st
+        game = rng.pick(mix["game"])
+        if game == "redeal":
+            return None
+        maker = rng.pick(mix["maker"])
+        if st.chain:
+            maker = "AB"[st.pending[0]]
+            game = st.pending[1]
+        if game in ("valge-pits", "pime-pits") and rng.chance(mix["pits_capture_share"]):
+            return game, maker, "capture", "AB"[rng.below(2)]
+        o = rng.pick(mix["outcome"])
+        if o == "pokk":
+            return game, maker, "pokk", None
+        result = "win" if o in ("won", "lost") else o.split("-")[1]
+        if game in ("valge-pits", "pime-pits") and result == "jann":
+            result = "win"                 # no jänn in pits: the screen does not offer it
+        winner = maker if o.startswith("won") else "AB"[1 - "AB".index(maker)]
+        return game, maker, result, winner
+
+    def enter(self, want):
+        """One deal from the entry screen: the game under the cursor + the maker's button, then the result."""
+        U = self.U
+        ui = self.ui
+        game, maker, result, winner = want
+        while True:
+            assert ui.mode == U.ENTRY
+            step = ui.steps[ui.k]
+            value, who = (game, maker) if step["key"] == "game" else (result, winner)
+            i = 0
+            for c in ui._choices:
+                if c["value"] == value:
+                    break
+                i += 1
+            c = ui._choices[i]
+            self.move(i)
+            done = self.side(who) if c.get("side") is not None else self.ok()
+            if done:
+                return
+
+    def play(self):
+        from nakk import buttons as K
+        from nakk.event import SIDES
+        U = self.U
+        ui = self.ui
+        rng = self.rng
+        mix = self.mix
+        self.start()
+        deals = 0
+        while ui.mode == U.ENTRY:
+            m = self.table.match
+            if rng.chance(mix["penalty_per_deal"]):
+                offence = rng.pick(mix["penalty_offence"])
+                by = SIDES[m.st.shuffler % 2] if offence == "misdeal-twice" else "AB"[rng.below(2)]
+                self.long(K.NEXT)
+                assert ui.mode == U.PENALTY
+                for o in m.rules.offences:
+                    if o[0] == offence:
+                        self.move(list(ui.items).index((o[1], o[2])))
+                assert self.side(by)
+                continue
+            want = self._want()
+            if want is None:
+                self.long(K.OK)
+                assert ui.mode == U.MENU
+                reasons = [r for r in m.rules.redeal_reasons if not (r[0] == "no-picture" and m.st.chain)]
+                r = reasons[rng.below(len(reasons))]
+                self.move(list(ui.items).index(U.W_REDEAL[ui.lang] + r[1 + ui.lang]))
+                assert self.ok()
+                continue
+            if rng.chance(mix["undo_per_deal"]):
+                # a wrong entry (the other side won), taken back with long PREV + OK
+                game, maker, result, winner = want
+                wrong = (game, maker, "win", "AB"[1 - "AB".index(winner)] if winner else maker)
+                self.enter(wrong)
+                self.long(K.PREV)
+                assert ui.mode == U.UNDO and ui.cursor == 0
+                assert self.ok()
+                if ui.mode != U.ENTRY:
+                    break
+            self.enter(want)
+            deals += 1
+            if deals > 200:
+                raise AssertionError("the match does not end")
+        assert ui.mode == U.END and ui.cursor == 0
+        for i in range(2):
+            self.side("AB"[i])
+        assert ui.mode == U.DONE
+        return deals
+
+
+class _Bench:
+    """The screen, and the samples in press order, kept in arrays (the unix port's heap is the Pico's size)."""
+
+    def __init__(self, board):
+        from array import array
+        from nakk.render import Screen
+        self.board = board
+        self.screen = Screen(board.fb, board.rings)
+        self.n = 0                 # presses so far in this pass
+        self.first = True          # the first pass appends; the later ones keep the fastest time
+        # preallocated: growing arrays would need the heap twice over and fragment it
+        self.kind = bytearray(CAP)                # index into KINDS (len(KINDS): other)
+        self.hnd = array("i", range(CAP))         # us: ui.handle
+        self.disp = array("i", range(CAP))        # us: ui.handle + screen.draw + board.show
+        self.ring = array("i", range(CAP))        # us: rings.dim + screen.leds + board.leds
+        self.mask = bytearray(CAP)                # pages sent
+        self.lit = bytearray(CAP)                 # 1 when the rings were written
+        self.alloc = array("i", range(CAP))       # heap bytes the press allocated
+        self.idle = array("i", range(CAP))        # us: the frames task's frame after the press, nothing changed
+        self.idle_lit = bytearray(CAP)            # 1 when that frame painted the rings (they animate)
+
+    def next_pass(self):
+        self.n = 0
+        self.first = False
+
+    def frame(self, ui, saving):
+        mask = self.screen.draw(ui, saving, 0)
+        if mask:
+            self.board.show(mask)
+        if self.screen.leds(ui):
+            self.board.leds()
+
+    def record(self, kind, hnd, disp, ring, mask, lit, alloc):
+        k = len(KINDS)
+        for j in range(len(KINDS)):
+            if KINDS[j][0] == kind:
+                k = j
+        i = self.n
+        if i >= CAP:
+            raise ValueError("more than CAP presses: raise CAP")
+        if self.first:
+            self.kind[i] = k
+            self.hnd[i] = hnd
+            self.disp[i] = disp
+            self.ring[i] = ring
+            self.mask[i] = mask
+            self.lit[i] = 1 if lit else 0
+            self.alloc[i] = alloc
+            self.idle[i] = 1 << 30
+        else:
+            assert self.kind[i] == k and self.mask[i] == mask, "the passes differ"
+            if hnd < self.hnd[i]:
+                self.hnd[i] = hnd
+            if disp < self.disp[i]:
+                self.disp[i] = disp
+            if ring < self.ring[i]:
+                self.ring[i] = ring
+        self.n += 1
+
+
+class _Sink:
+    """The SPI bus: the write is a memoryview copy into a 1 KiB sink (the Pico's is C and waits for the wire)."""
+
+    def __init__(self):
+        self.buf = bytearray(1024)
+        self.nbytes = 0
+
+    def write(self, data):
+        n = len(data)
+        self.buf[0:n] = data
+        self.nbytes += n
+
+
+def _med_max(v, n):
+    """Median and maximum of v[0:n], sorted in place (insertion sort: allocates nothing)."""
+    for i in range(1, n):
+        x = v[i]
+        k = i - 1
+        while k >= 0 and v[k] > x:
+            v[k + 1] = v[k]
+            k -= 1
+        v[k + 1] = x
+    med = v[n // 2] if n & 1 else (v[n // 2 - 1] + v[n // 2]) / 2
+    return med, v[n - 1]
+
+
+def _presses(factor):
+    import gc
+    import pico_fakes as F
+    from nakk import font
+    from nakk import journal  # noqa: F401  (imported by the app at boot; the UI imports it on a new match)
+    from nakk import rules
+    for name in rules.NAMES:  # the start screen lists every ruleset: compile them all before the arrays
+        rules.get(name)
+    from nakk.board import pico
+    F.RECORD[0] = False
+    board = pico.build(watchdog=False)
+    F.RECORD[0] = False
+    sink = _Sink()
+    board.oled.spi = sink
+    board.oled.cs = abs         # a builtin call per pin move, as the Pico's Pin.__call__ is C
+    board.oled.dc = abs
+    font.warm()
+    mix, mix_from = _mix()
+    scratch = [0] * CAP          # for the figures afterwards: nothing big is allocated after the passes
+    gc.collect()
+
+    bench = _Bench(board)
+    deals = 0
+    for p in range(PASSES):
+        if p:
+            bench.next_pass()
+        rng = _Rng(SEED)
+        gc.collect()
+        gc.disable()
+        for _ in range(MATCHES):
+            deals += _Match(bench, rng, mix).play()
+        gc.enable()
+    deals //= PASSES
+    npress = bench.n
+
+    # a collection, timed on its own (the heap holds what a box holds in play, and the bench)
+    import time
+    gct = array("i", range(9))
+    for k in range(9):
+        t0 = time.ticks_us()
+        gc.collect()
+        gct[k] = time.ticks_diff(time.ticks_us(), t0)
+    gc_us = _med_max(gct, len(gct))[0]
+
+    def figure(j, what):
+        """(median, max, mean) of one figure over the presses of kind j (j < 0: every press)."""
+        n = 0
+        for i in range(npress):
+            if j < 0 or bench.kind[i] == j:
+                if what == 0:
+                    v = bench.hnd[i]
+                elif what == 1:
+                    v = bench.disp[i] - bench.hnd[i]
+                elif what == 2:
+                    v = bench.disp[i]
+                elif what == 3:
+                    v = bench.ring[i]
+                elif what == 4:
+                    v = _popcount(bench.mask[i])
+                elif what == 5:      # wire, ns
+                    m = bench.mask[i]
+                    v = (_popcount(m) * 128 + _runs(m) * WINDOW_BYTES) * SPI_NS_PER_BYTE if m else 0
+                elif what == 6:      # rings written: the bitstream, us
+                    v = RING_US * nring if bench.lit[i] else 0
+                elif what == 7:
+                    v = bench.alloc[i]
+                elif what == 8:      # idle frames that draw nothing at all
+                    if bench.idle_lit[i]:
+                        continue
+                    v = bench.idle[i]
+                else:                # idle frames that paint the rings (the winner's ring animates)
+                    if not bench.idle_lit[i]:
+                        continue
+                    v = bench.idle[i]
+                scratch[n] = v
+                n += 1
+        if not n:
+            return None
+        total = 0
+        for i in range(n):
+            total += scratch[i]
+        med, mx = _med_max(scratch, n)
+        return med, mx, total // n
+
+    kinds = KINDS + (("other", "other", SIDE_SEEN),)
+    ms = factor / 1000           # unix-port us -> Pico ms
+    nring = board.rings.rings
+    print()
+    print("press to frame: %d Saare mäng 2020 matches (%d deals, %d presses), mix from %s;"
+          % (MATCHES, deals, npress, mix_from))
+    print("  each press the fastest of %d identical passes; the collector off while a press is timed" % PASSES)
+    print("  handle = ui.handle; draw = screen.draw + board.show (Python side); display = handle + draw;"
+          " rings = rings.dim + screen.leds + board.leds")
+    print()
+    print("unix port, us (median/max); pages sent (median/max); heap bytes the press allocates (mean, 64-bit port)")
+    print("%-46s %4s | %9s | %9s | %9s | %9s | %5s | %6s" % ("kind", "n", "handle", "draw", "display", "rings",
+                                                           "pages", "heap B"))
+    rows = []
+    for j in range(len(kinds)):
+        key, label, seen = kinds[j]
+        f = figure(j, 0)
+        if f is None:
+            continue
+        h = f
+        dr = figure(j, 1)
+        d = figure(j, 2)
+        r = figure(j, 3)
+        pg = figure(j, 4)
+        w = figure(j, 5)
+        ld = figure(j, 6)
+        al = figure(j, 7)
+        n = 0
+        for i in range(npress):
+            if bench.kind[i] == j:
+                n += 1
+        print("%-46s %4d | %4d %4d | %4d %4d | %4d %4d | %4d %4d | %2d/%-2d | %6d"
+              % (label, n, h[0], h[1], dr[0], dr[1], d[0], d[1], r[0], r[1], pg[0], pg[1], al[2]))
+        rows.append((label, seen, h[0], h[1], dr[0], dr[1], d[0], d[1], r[0], r[1],
+                     w[0] / 1e6, w[1] / 1e6, ld[0] / 1000, ld[1] / 1000))
+    idle = figure(-1, 8)
+    anim = figure(-1, 9)
+    print()
+    print("a frame of the frames task with nothing to draw (signatures only): median %d us, max %d us"
+          " -> %.1f / %.1f ms on the Pico" % (idle[0], idle[1], idle[0] * ms, idle[1] * ms))
+    if anim is not None:
+        print("  the same while the winner's ring animates (painted every frame, match over): median %d us,"
+              " max %d us -> %.1f / %.1f ms + %.2f ms bitstream" % (anim[0], anim[1], anim[0] * ms, anim[1] * ms,
+                                                                   RING_US * nring / 1000))
+    print("a gc collection on this heap: %d us -> about %.0f ms x factor (rough: a collection is memory-bound)"
+          % (gc_us, gc_us * ms))
+    # inside a commit's ui.handle: the canonical bytes of the entry (Table.submit encodes it for the flush)
+    from nakk.event import encode
+    entry = {"type": "deal", "game": "ruutu", "maker": "B", "result": "jann", "winner": "A", "seq": 12}
+
+    def encodes(_):
+        for _ in range(20):
+            encode(entry)
+
+    gc.collect()
+    enc_us = _best_us(encodes, 0, 15) / 20
+    print("event.encode of a deal entry (Table.submit, in every commit's ui.handle): %.0f us -> %.1f ms x factor"
+          % (enc_us, enc_us * ms))
+    print()
+    print("Pico estimate, ms: unix-port time x %.0f; wire = (128 per page + %d per run) x %d ns;"
+          " bitstream %d us per ring x %d rings" % (factor, WINDOW_BYTES, SPI_NS_PER_BYTE, RING_US, nring))
+    print("  event seen (driver, bench_buttons.py, chord_ms=0): side PRESS %.1f mean / %.0f worst after the press"
+          " edge; cluster SHORT %.0f after" % (SIDE_SEEN[0], SIDE_SEEN[1], SHORT_SEEN[0]))
+    print("  the release edge (debounce_ms, on a timer); LONG 0 after the hold reached 800 ms;"
+          " + %.1f poll()/emit/get (upper bound)" % POLL_PY_MS)
+    print("  typical = driver mean + medians, worst = driver worst + maxima")
+    print("%-46s | %11s | %11s | %9s | %11s | %11s | %11s | %s" % (
+        "kind", "handle", "draw", "wire", "press->disp", "+rings", "from event", "display"))
+    print("%-46s | %5s %5s | %5s %5s | %4s %4s | %5s %5s | %5s %5s | %5s %5s | <= %d ms" % (
+        "", "med", "max", "med", "max", "med", "max", "typ", "worst", "typ", "worst", "typ", "worst", GOAL_MS))
+    for label, seen, hm, hx, drm, drx, dm, dx, rm, rx, wm, wx, lm, lx in rows:
+        ev_t = dm * ms + wm                       # from the event being taken to the display done
+        ev_w = dx * ms + wx
+        disp_t = seen[0] + POLL_PY_MS + ev_t
+        disp_w = seen[1] + POLL_PY_MS + ev_w
+        ring_t = disp_t + rm * ms + lm
+        ring_w = disp_w + rx * ms + lx
+        verdict = "yes" if disp_w <= GOAL_MS else ("typical only" if disp_t <= GOAL_MS else "no")
+        print("%-46s | %5.1f %5.1f | %5.1f %5.1f | %4.2f %4.2f | %5.1f %5.1f | %5.1f %5.1f | %5.1f %5.1f | %s"
+              % (label, hm * ms, hx * ms, drm * ms, drx * ms, wm, wx, disp_t, disp_w, ring_t, ring_w,
+                 ev_t, ev_w, verdict))
 
 
 if sys.implementation.name == "micropython":

@@ -11,6 +11,12 @@ Each region has a signature: a small integer built from the values it shows
 (no allocation); a region is drawn again only when its signature changes.
 Text comes from tables that already exist (rules, ui) and numbers are drawn
 straight from ints (nakk.font), so a frame allocates nothing once fonts are warm.
+
+Drawing text is what a press waits for (bench/bench_latency.py), so nothing is
+drawn twice or drawn to be covered: the "saving" box is drawn once per
+language at start-up and blitted, what it hides is not drawn under it, and a
+cursor move in the deal entry redraws the answer box only, not the step's
+name beside it. Each of these leaves the same pixels as drawing in full.
 """
 
 try:
@@ -18,6 +24,11 @@ try:
 except ImportError:  # CPython
     def const(x):
         return x
+
+try:
+    import framebuf as _fbuf
+except ImportError:  # CPython: the "saving" box is drawn in place
+    _fbuf = None
 
 from nakk import font
 from nakk import ui as U
@@ -30,6 +41,8 @@ _BODY = const(0x7E)
 _FOOT = const(0x80)
 _MASK = const(0x1FFFFFFF)    # signatures stay small ints on the Pico
 _ROWS = const(4)             # list lines in the body
+_SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
+_SAVE_W = const(68)
 
 
 def _mix(s, v):
@@ -44,11 +57,27 @@ class Screen:
         self._sig = [-1, -1, -1, -1, -1]    # head, names, score, foot, list
         self._ring_sig = -1
         self.frame = 0
+        self._foot_word = None   # the deal-entry step name on the foot now (None: something else)
+        self._foot_x = 0         # where its answer box starts
+        # "Segab " / "Shuffles " widths: is the shuffler hidden under the "saving" box?
+        self._shuf_w = (font.width(U.W_SHUFFLES[0]), font.width(U.W_SHUFFLES[1]))
+        self._saving = (self._saving_box(0), self._saving_box(1))
+
+    def _saving_box(self, lang):
+        """The "saving" box of the head, drawn once (a 68x8 framebuf), or None: drawn in place."""
+        w = U.W_SAVING[lang]
+        if _fbuf is None or font.width(w) > _SAVE_W:
+            return None
+        box = _fbuf.FrameBuffer(bytearray(_SAVE_W), _SAVE_W, 8, _fbuf.MONO_VLSB)
+        box.fill(1)
+        font.text(box, w, 94 - _SAVE_X, 0, 0, align=font.CENTER)
+        return box
 
     def invalidate(self):
         for i in range(5):
             self._sig[i] = -1
         self._ring_sig = -1
+        self._foot_word = None
 
     # ------------------------------------------------------------ signatures
     def _score_sig(self, s, m):
@@ -137,17 +166,23 @@ class Screen:
                 x = font.text(fb, U.W_DEAL[lang], 0, 0) + 4
                 font.text(fb, st.deals + (0 if st.over else 1), x, 0)
             if not st.over:
-                x = 127 - font.width(U.seat_name(st.shuffler, st.sides))
-                font.text(fb, U.seat_name(st.shuffler, st.sides), x, 0)
-                font.text(fb, U.W_SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
+                seat = U.seat_name(st.shuffler, st.sides)
+                x = 127 - font.width(seat)
+                if not saving or x - 2 - self._shuf_w[lang] < _SAVE_X:   # else all under the box
+                    font.text(fb, seat, x, 0)
+                    font.text(fb, U.W_SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
         if waiting:
             # results on flash waiting for the judge: an inverse "↑n" in the middle
             fb.fill_rect(56, 0, 16, 8, 1)
             x = font.text(fb, "\u2191", 57, 0, 0)
             font.text(fb, waiting, 57 + x + 1, 0, 0)
         if saving:
-            fb.fill_rect(60, 0, 68, 8, 1)
-            font.text(fb, U.W_SAVING[lang], 94, 0, 0, align=font.CENTER)
+            box = self._saving[lang]
+            if box is not None:
+                fb.blit(box, _SAVE_X, 0)
+            else:
+                fb.fill_rect(_SAVE_X, 0, _SAVE_W, 8, 1)
+                font.text(fb, U.W_SAVING[lang], 94, 0, 0, align=font.CENTER)
 
     def _small_score(self, m, right):
         fb = self.fb
@@ -232,6 +267,20 @@ class Screen:
 
     def _foot(self, ui, m):
         fb = self.fb
+        mode = ui.mode
+        if mode == U.ENTRY and ui.msg is None and not ui.idle:
+            word = ui.word(ui.title)
+            if word == self._foot_word:
+                # the same step: its name stays, the answer box is drawn over in full
+                self._choice(ui, self._foot_x)
+                return
+            fb.fill_rect(0, 56, _W, 8, 0)
+            x = font.text(fb, word, 0, 56, max_w=44) + 3
+            self._foot_word = word
+            self._foot_x = x
+            self._choice(ui, x)
+            return
+        self._foot_word = None
         fb.fill_rect(0, 56, _W, 8, 0)
         lang = ui.lang
         if ui.msg is not None:
@@ -240,13 +289,9 @@ class Screen:
             if ui.msg2:
                 font.text(fb, ui.msg2, x + 2, 56, 0, max_w=_W - x - 3)
             return
-        mode = ui.mode
         if ui.idle:
             return
-        if mode == U.ENTRY:
-            x = font.text(fb, ui.word(ui.title), 0, 56, max_w=44) + 3
-            self._choice(ui, x)
-        elif mode == U.END:
+        if mode == U.END:
             self._answers(ui, m)
         elif mode == U.DONE:
             font.text(fb, U.W_JUDGE[lang], 64, 56, align=font.CENTER)
