@@ -306,7 +306,7 @@ class Screen:
         """The answer under the cursor, inverse, with arrows when there are others."""
         fb = self.fb
         n = len(ui.items)
-        fb.fill_rect(x, 55, _W - x, 9, 1)
+        fb.fill_rect(x, 56, _W - x, 8, 1)
         if n > 1:
             font.text(fb, "\u2190", x + 1, 56, 0)
             font.text(fb, "\u2192", 127, 56, 0, align=font.RIGHT)

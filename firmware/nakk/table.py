@@ -21,7 +21,7 @@ class Table:
         self.saved = []            # canonical bytes of every event saved (keep=True only)
         self.n = None              # match number in the journal
         self.match = None          # nakk.match.Match, or None before the first setup
-        self.pending = None        # bytes of the event applied but not yet on flash
+        self.pending = None        # the event (dict) applied but not yet on flash
         self.error = None          # what went wrong with the last flush (text), or None
         self.recent = []           # (seq, bytes) of the last entries saved: what an undo names
         self._pending_seq = 0
@@ -101,7 +101,7 @@ class Table:
         self.saved = []
         self.recent = []
         self.match = m
-        self.pending = encode(ev)
+        self.pending = ev
         self._pending_seq = 1
 
     def submit(self, fields):
@@ -114,16 +114,17 @@ class Table:
         ev = fields
         ev["seq"] = m.seq + 1
         m.apply(ev)
-        self.pending = encode(ev)
+        self.pending = ev             # encoded in flush(): after the screen shows it
         self._pending_seq = ev["seq"]
         return ev
 
     def flush(self):
         """Put the pending event on flash; returns only when it is there (or failed)."""
-        data = self.pending
-        if data is None:
+        ev = self.pending
+        if ev is None:
             return True
         self.pending = None
+        data = encode(ev)
         if self.keep:
             self.saved.append(data)
         if self.journal is None:
