@@ -3,7 +3,8 @@
 Each test runs a small MicroPython script: PRELUDE builds SimPins, a SimClock
 and a Buttons driver, then the scenario moves the clock one ms at a time and
 calls poll() (the task's step), printing every event as "E <ms since start>
-<event>". Nothing waits on real time except the one asyncio integration test,
+<event>" at the poll that emitted it, and as "T <ms since start> <event>"
+with the time the event happened (Buttons.time: the timeline). Nothing waits on real time except the one asyncio integration test,
 which awaits the events themselves (with a generous timeout)."""
 import os
 import shutil
@@ -42,6 +43,7 @@ def drain():
         if not ev:
             break
         print("E", now(), K.describe(ev))
+        print("T", clk.ticks_diff(b.time, T0), K.describe(ev))
 
 def go(ms, poll=True):
     # Move the clock to `ms` after the start, one ms at a time; the task
@@ -75,14 +77,20 @@ def run(script, heap="320K", timeout=60):
     return r.stdout
 
 
-def events(out):
-    """[(ms, 'KIND BUTTON'), ...] from a scenario's output."""
+def events(out, tag="E"):
+    """[(ms, 'KIND BUTTON'), ...] from a scenario's output: when each event was
+    polled (tag E), or when it happened (tag T, see timeline)."""
     evs = []
     for line in out.splitlines():
-        if line.startswith("E "):
+        if line.startswith(tag + " "):
             _, t, rest = line.split(" ", 2)
             evs.append((int(t), rest))
     return evs
+
+
+def timeline(out):
+    """[(ms, 'KIND BUTTON'), ...]: the time each event happened (Buttons.time after get_nowait)."""
+    return events(out, "T")
 
 
 def results(out):
@@ -171,16 +179,22 @@ go(800)
 def test_cluster_short_on_release_and_long_once_while_held():
     out = run('''
 setup()
-tap(OK, 100, 200, bounce=4)       # released at 300 -> settled at 325
+tap(OK, 100, 200, bounce=4)       # released at 300: SHORT on that edge, polled at 301
 tap(OK, 1000, 2000, bounce=4)     # held 2 s: one LONG at 1800, nothing on release
-tap(PREV, 4000, 799)              # just short of the threshold
-tap(NEXT, 5000, 800)              # exactly the threshold: LONG
+tap(PREV, 4000, 799)              # just short of the threshold: released at 4799
+tap(NEXT, 5000, 800)              # exactly the threshold: LONG (the timer at 5800 fires before the edge)
 go(7000)
 ''')
     assert events(out) == [
-        (325, "SHORT OK"),
+        (301, "SHORT OK"),
         (1800, "LONG OK"),
-        (4824, "SHORT PREV"),
+        (4800, "SHORT PREV"),
+        (5800, "LONG NEXT"),
+    ]
+    assert timeline(out) == [
+        (300, "SHORT OK"),
+        (1800, "LONG OK"),
+        (4799, "SHORT PREV"),
         (5800, "LONG NEXT"),
     ]
 
@@ -189,30 +203,160 @@ def test_release_bounce_across_the_long_threshold_is_short():
     out = run('''
 setup()
 go(100); pins[OK].press()
-go(898); pins[OK].release()       # released before 900 ...
-go(901); pins[OK].press()         # ... bounce after the threshold
-go(903); pins[OK].release()
+go(898); pins[OK].release()       # released before 900: SHORT on this edge ...
+go(901); pins[OK].press()         # ... bounce after the threshold: no LONG
+go(903); pins[OK].release()       # confirmed at 928: nothing more
 go(1200)
 ''')
-    assert events(out) == [(928, "SHORT OK")]
+    assert events(out) == [(899, "SHORT OK")]
+    assert timeline(out) == [(898, "SHORT OK")]
+
+
+def test_short_is_emitted_at_the_release_edge_of_a_steady_press():
+    out = run('''
+setup()
+go(100); pins[OK].press()
+go(300); pins[OK].release()
+go(301); print("R down301", b.is_down(OK))      # SHORT out, release not confirmed yet
+go(324); print("R down324", b.is_down(OK))
+go(325); print("R down325", b.is_down(OK))      # confirmed: 25 ms settled
+go(1000); pins[NEXT].press(); go(1025); pins[NEXT].release()   # steady exactly debounce_ms
+go(2000); pins[NEXT].press(); go(2024); pins[NEXT].release()   # 1 ms short of it
+go(3000); pins[PREV].press(); go(3002); pins[PREV].release(); go(3004); pins[PREV].press()
+go(3029); pins[PREV].release()                  # steady 25 since the last press bounce (3004)
+go(4000); pins[PREV].press(); go(4002); pins[PREV].release(); go(4004); pins[PREV].press()
+go(4028); pins[PREV].release()                  # down 28, but steady only 24
+go(4500)
+''')
+    r = results(out)
+    assert (r["down301"], r["down324"], r["down325"]) == ("True", "True", "False")
+    # Steady >= debounce_ms before the release edge: SHORT at that edge (the
+    # harness polls it 1 ms later). Less: SHORT when the release is confirmed.
+    assert events(out) == [
+        (301, "SHORT OK"),
+        (1026, "SHORT NEXT"),
+        (2049, "SHORT NEXT"),
+        (3030, "SHORT PREV"),
+        (4053, "SHORT PREV"),
+    ]
+    assert timeline(out) == [
+        (300, "SHORT OK"),
+        (1025, "SHORT NEXT"),
+        (2049, "SHORT NEXT"),
+        (3029, "SHORT PREV"),
+        (4053, "SHORT PREV"),
+    ]
+
+
+def test_release_chatter_gives_one_short_at_the_first_release_edge():
+    out = run('''
+setup()
+go(100); pins[NEXT].press()
+go(400); pins[NEXT].release()                   # the first release edge: SHORT
+go(403); pins[NEXT].press(); go(405); pins[NEXT].release(); go(410); pins[NEXT].press()
+go(418); pins[NEXT].release(); go(420); pins[NEXT].bounce(3, 1)   # 9 edges within 20 ms, ends released
+print("R edges", pins[NEXT].edges)
+go(444); print("R down444", b.is_down(NEXT))
+go(445); print("R down445", b.is_down(NEXT))     # 25 ms after the last edge (420)
+go(600)
+tap(NEXT, 700, 100, bounce=5)                   # the next press is a press of its own
+go(1000)
+''')
+    r = results(out)
+    assert r["edges"] == "10"
+    assert (r["down444"], r["down445"]) == ("True", "False")
+    assert events(out) == [(401, "SHORT NEXT"), (801, "SHORT NEXT")]
+    assert timeline(out) == [(400, "SHORT NEXT"), (800, "SHORT NEXT")]
+
+
+def test_reclose_after_an_early_short_is_no_long_but_stuck_is_a_fault():
+    out = run('''
+setup()
+go(100); pins[OK].press()
+go(400); pins[OK].release()                     # SHORT
+go(405); pins[OK].press()                       # re-closes and stays closed: the release bouncing
+go(5099); print("R faults5099", b.faults, b.is_down(OK))
+go(6000); pins[OK].release()
+go(6100)
+tap(OK, 6200, 100)
+go(6500)
+print("R faults", b.faults)
+''')
+    # No LONG (at 900 or ever) for a press that already gave its SHORT; held
+    # stuck_ms from the press's start (100) it is a FAULT, as any press.
+    assert events(out) == [(401, "SHORT OK"), (5100, "FAULT OK"), (6025, "CLEAR OK"), (6301, "SHORT OK")]
+    assert timeline(out) == [(400, "SHORT OK"), (5100, "FAULT OK"), (6025, "CLEAR OK"), (6300, "SHORT OK")]
+    r = results(out)
+    assert r["faults5099"] == "0 True" and r["faults"] == "0"
+
+
+def test_spike_shorter_than_debounce_gives_its_short_on_confirmation():
+    out = run('''
+setup()
+go(100); pins[PREV].press(); go(110); pins[PREV].release()       # down 10 ms
+go(300); pins[PREV].press(); pins[PREV].release()                 # a pulse within one ms
+go(500); pins[PREV].press(); go(501); pins[PREV].release(); go(503); pins[PREV].press()
+go(510); pins[PREV].release()                                     # bouncing all along
+go(700)
+''')
+    # Never down steadily for debounce_ms: one SHORT each, 25 ms after the last edge.
+    assert events(out) == [(135, "SHORT PREV"), (325, "SHORT PREV"), (535, "SHORT PREV")]
+    assert timeline(out) == events(out)
+
+
+def test_long_press_gives_long_and_no_short():
+    out = run('''
+setup()
+tap(OK, 100, 1000, bounce=3)       # LONG at 900; the release at 1100 and its bounce: nothing
+tap(PREV, 2000, 820)               # released 20 ms after the LONG
+go(3000); pins[PREV].press(); go(3010); pins[PREV].release()   # a spike after it: a press of its own
+go(3500)
+print("R down", b.is_down(OK), b.is_down(PREV))
+''')
+    assert events(out) == [(900, "LONG OK"), (2800, "LONG PREV"), (3035, "SHORT PREV")]
+    assert timeline(out) == events(out)
+    assert results(out)["down"] == "False False"
 
 
 def test_long_waits_for_a_steady_contact():
     out = run('''
 setup()
 go(100); pins[OK].press()
-for t in range(890, 930, 4):      # chattering around the threshold, ends pressed
+for t in range(110, 930, 10):     # chattering from the start (closed 9 ms at a time), ends pressed
     go(t); pins[OK].release(); go(t + 1); pins[OK].press()
+print("R down", b.is_down(OK))
 go(1200); pins[OK].release()
 go(1500)
 ''')
-    # last chatter edge at 927: LONG once the contact has been steady for 25 ms
-    assert events(out) == [(952, "LONG OK")]
+    # Never steady for debounce_ms before a release edge: no early SHORT, and
+    # the release is never confirmed. Last chatter edge at 921: LONG once the
+    # contact has been steady for 25 ms (946), not at 900.
+    assert events(out) == [(946, "LONG OK")]
+    assert results(out)["down"] == "True"
+
+
+def test_chatter_around_the_threshold_after_a_steady_press_is_one_short():
+    out = run('''
+setup()
+go(100); pins[OK].press()
+for t in range(890, 930, 4):      # steady 790 ms, then chattering across 900, ends pressed
+    go(t); pins[OK].release(); go(t + 1); pins[OK].press()
+go(1200); pins[OK].release()
+go(1500)
+tap(OK, 1600, 100)                # the button works normally afterwards
+go(2000)
+''')
+    # 890 is the first release edge of a steady press, before LONG was due
+    # (900): SHORT there. The chatter after it, the re-close held to 1200
+    # included, is that release bouncing: no LONG, no second SHORT.
+    assert events(out) == [(891, "SHORT OK"), (1701, "SHORT OK")]
+    assert timeline(out) == [(890, "SHORT OK"), (1700, "SHORT OK")]
 
 
 def test_random_bounce_trains_never_give_a_double_entry():
     # 300 presses, one at a time, on random buttons, with up to 7 bounce edges
-    # on press and on release and random hold times: exactly one event each.
+    # on press and on release and random hold times (a quarter of them 5-64
+    # ms, around debounce_ms): exactly one event each, at the right time.
     out = run('''
 import random
 random.seed(1234)
@@ -226,30 +370,41 @@ def collect(upto, got):
             ev = b.get_nowait()
             if not ev:
                 break
-            got.append(K.describe(ev))
+            got.append((K.describe(ev), clk.ticks_diff(b.time, T0)))
+def edge(p, level):
+    # drive the pin; the time of the edge if the line moved, else None
+    e = p.edges
+    p.drive(level)
+    return now() if p.edges != e else None
 t = 100
 bad = 0
 for k in range(300):
     i = random.getrandbits(8) % 6
-    hold = 30 + random.getrandbits(11) % 1400
+    if random.getrandbits(2):
+        hold = 30 + random.getrandbits(11) % 1400
+    else:
+        hold = 5 + random.getrandbits(6)
     got = []
     collect(t, got)
-    pins[i].press()
+    last = edge(pins[i], 0)
     for j in range(random.getrandbits(3)):          # bounce over <= 4 ms
-        collect(t + 1 + j // 2, got); pins[i].drive(j % 2 == 0)
-    pins[i].press()
+        collect(t + 1 + j // 2, got); last = edge(pins[i], j % 2 == 0) or last
+    last = edge(pins[i], 0) or last                 # the last press edge
     collect(t + hold, got)
     pins[i].release()
+    end = t + hold
     for j in range(random.getrandbits(3)):
-        collect(t + hold + 1 + j // 2, got); pins[i].drive(j % 2)
-    pins[i].release()
+        collect(t + hold + 1 + j // 2, got); end = edge(pins[i], j % 2) or end
+    end = edge(pins[i], 1) or end                   # the last edge of all
     collect(t + hold + 60, got)
     if i < K.NSIDE:
-        want = "PRESS " + K.NAMES[i]
+        want = ("PRESS " + K.NAMES[i], t + 40)
     elif hold >= 800:
-        want = "LONG " + K.NAMES[i]
-    else:
-        want = "SHORT " + K.NAMES[i]
+        want = ("LONG " + K.NAMES[i], t + 800)
+    elif t + hold - last >= 25:                     # steady press: SHORT on the release edge
+        want = ("SHORT " + K.NAMES[i], t + hold)
+    else:                                           # when the release is confirmed
+        want = ("SHORT " + K.NAMES[i], end + 25)
     if got != [want]:
         bad += 1
         print("MISMATCH", k, i, hold, want, got)
@@ -282,7 +437,7 @@ print("R faults2", b.faults)
     assert events(out) == [
         (0, "FAULT A"), (0, "FAULT OK"),      # at construction; nothing else while held
         (7037, "CLEAR OK"),                   # 25 ms after the last bounce edge
-        (7325, "SHORT OK"),
+        (7301, "SHORT OK"),                   # released at 7300
         (7625, "CLEAR A"),
         (7840, "PRESS A"),
     ]
@@ -310,7 +465,7 @@ print("R faults2", b.faults)
         (900, "LONG NEXT"),
         (5100, "FAULT NEXT"),
         (7025, "CLEAR NEXT"),
-        (7325, "SHORT NEXT"),
+        (7301, "SHORT NEXT"),                 # released at 7300
         (8040, "PRESS B"),
         (13000, "FAULT B"),
         (14025, "CLEAR B"),
@@ -366,11 +521,17 @@ go(2500)
 
 
 def test_edges_latched_while_the_task_is_blocked_keep_their_timestamps():
-    live = events(run("POLL = True\n" + BLOCKED))
-    blocked = events(run("POLL = False\n" + BLOCKED))
-    assert live == [(900, "LONG OK"), (1240, "CHORD A+B"), (1475, "SHORT PREV"), (1640, "PRESS C")]
-    # Blocked 50..2000 ms: the same decisions, in the same order, emitted at 2000.
+    live_out = run("POLL = True\n" + BLOCKED)
+    blocked_out = run("POLL = False\n" + BLOCKED)
+    live = events(live_out)
+    blocked = events(blocked_out)
+    assert live == [(900, "LONG OK"), (1240, "CHORD A+B"), (1451, "SHORT PREV"), (1640, "PRESS C")]
+    # Blocked 50..2000 ms: the same decisions, in the same order, emitted at 2000 ...
     assert blocked == [(2000, e) for _, e in live]
+    # ... and each carries the time it happened, as live (PREV released at 1450).
+    tl = [(900, "LONG OK"), (1240, "CHORD A+B"), (1450, "SHORT PREV"), (1640, "PRESS C")]
+    assert timeline(live_out) == tl
+    assert timeline(blocked_out) == tl
 
 
 def test_a_tap_while_interrupts_are_off_is_not_lost():
@@ -390,10 +551,11 @@ go(3500); pins[NEXT].release()
 go(4000)
 ''')
     assert events(out) == [
-        (425, "SHORT OK"),               # tap replayed at the ISR's time (400)
-        (1340, "PRESS B"),
-        (3100, "LONG NEXT"),             # press seen at 2300 (when the ISR ran)
+        (425, "SHORT OK"),               # tap replayed at the ISR's time (400): press and
+        (1340, "PRESS B"),               # release at one instant, so no early SHORT; the
+        (3100, "LONG NEXT"),             # release is confirmed 25 later. NEXT: press seen at 2300
     ]
+    assert timeline(out) == events(out)
 
 
 # ---- ticks wrap ----------------------------------------------------------------------
@@ -413,12 +575,16 @@ print("R faults", b.faults)
 @pytest.mark.parametrize("start", ["0", "PICO - 1", "PICO - 450", "PICO - 1500",
                                    "PICO - 2040", "PICO - 5500", "PICO - 7000"])
 def test_pico_tick_wrap_changes_nothing(start):
-    base = events(run("setup(0)\n" + WRAP))
+    out = run("setup(0)\n" + WRAP)
+    base = events(out)
     assert base == [
-        (425, "SHORT OK"), (1400, "LONG NEXT"), (2040, "CHORD A+C"), (2540, "PRESS B"),
+        (401, "SHORT OK"), (1400, "LONG NEXT"), (2040, "CHORD A+C"), (2540, "PRESS B"),
         (3800, "LONG PREV"), (8000, "FAULT PREV"), (9025, "CLEAR PREV"),
     ]
-    assert events(run("setup(%s)\n" % start + WRAP)) == base
+    assert timeline(out) == [(400, "SHORT OK")] + base[1:]
+    out = run("setup(%s)\n" % start + WRAP)
+    assert events(out) == base
+    assert timeline(out) == [(400, "SHORT OK")] + base[1:]
 
 
 def test_unix_port_tick_wrap_with_real_ticks_arithmetic():
@@ -451,7 +617,12 @@ print("R ovf2", b.overflows)
     assert r["overflows"] == "26" and r["ovf2"] == "26"
     # 15 edges kept = 7 taps + the 8th press; that press's release and A's
     # press were dropped and are recovered from the pins' levels at 1200.
-    assert evs == [(1200, "SHORT OK")] * 7 + [(1225, "SHORT OK"), (1240, "PRESS A"), (1725, "SHORT OK")]
+    # The 7 taps (20 ms each, shorter than debounce_ms) give their SHORTs on
+    # confirmation (145, 195, ...); the 8th press (down since 450) is released
+    # by the resync at 1200, which gives its SHORT on that edge.
+    assert evs == [(1200, "SHORT OK")] * 8 + [(1240, "PRESS A"), (1701, "SHORT OK")]
+    assert timeline(out) == ([(145 + 50 * k, "SHORT OK") for k in range(7)]
+                             + [(1200, "SHORT OK"), (1240, "PRESS A"), (1700, "SHORT OK")])
 
 
 def test_event_queue_full_drops_the_newest_and_counts():
@@ -483,7 +654,7 @@ tap(PREV, 300, 50)
 tap(OK, 500, 50)
 go(1000)
 ''')
-    assert events(out) == [(140, "CHORD A+B"), (375, "SHORT PREV"), (575, "SHORT OK")]
+    assert events(out) == [(140, "CHORD A+B"), (351, "SHORT PREV"), (551, "SHORT OK")]
 
 
 # ---- allocation ---------------------------------------------------------------------
@@ -494,9 +665,10 @@ def test_isr_and_poll_allocate_nothing():
     # then unlocked with gc disabled, counting bytes with gc.mem_alloc().
     out = run('''
 setup()
-# (ms into the cycle, button, level); a cycle gives SHORT OK, LONG NEXT,
-# CHORD A+B, PRESS C, LONG PREV, FAULT PREV, CLEAR PREV.
-STEPS = ((0, OK, 0), (100, OK, 1), (200, NEXT, 0), (1100, NEXT, 1),
+# (ms into the cycle, button, level); a cycle gives SHORT OK (on the release
+# edge), SHORT PREV (a 10 ms spike: on confirmation), LONG NEXT, CHORD A+B,
+# PRESS C, LONG PREV, FAULT PREV, CLEAR PREV.
+STEPS = ((0, OK, 0), (100, OK, 1), (150, PREV, 0), (160, PREV, 1), (200, NEXT, 0), (1100, NEXT, 1),
          (1200, A, 0), (1210, B, 0), (1300, A, 1), (1300, B, 1),
          (1400, C, 0), (1450, C, 1), (1500, PREV, 0), (7000, PREV, 1))
 CYCLE = 7100
@@ -543,10 +715,10 @@ measure()
 print("R state", b.faults, b.overflows, b.dropped)
 ''')
     r = results(out)
-    assert r["locked_events"] == "14"
+    assert r["locked_events"] == "16"
     # by kind: -, PRESS, SHORT, LONG, FAULT, CLEAR, CHORD (warm-up + 2 locked cycles)
-    assert r["kinds"] == "[0, 3, 3, 6, 3, 3, 3, 0]"
-    assert r["events"] == "14"
+    assert r["kinds"] == "[0, 3, 6, 6, 3, 3, 3, 0]"
+    assert r["events"] == "16"
     assert r["bytes"] == "0"
     assert r["state"] == "0 0 0"
 

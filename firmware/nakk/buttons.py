@@ -32,21 +32,34 @@ How it works
   is the press; the release counts only once the line has read "released"
   with no edge for `debounce_ms`. Bounce on press or release therefore never
   makes a second entry. There is no glitch filter on the press: a press is a
-  leading edge (keep the wires short; a sub-ms spike would count).
+  leading edge (keep the wires short; a sub-ms spike would count). A cluster
+  SHORT does not wait for that confirmation when the press was real (see
+  Events: SHORT): it is decided on the release edge, and the confirmation
+  then only ends the press.
 
 Events (small ints, `kind << 3 | data`; 0 means "none")
 -------------------------------------------------------
 * PRESS  side button went down (emitted `chord_ms` after the down edge, see
   CHORD; with chord_ms=0 it is emitted on the next poll after the edge).
-* SHORT  cluster button released before `long_ms` (after `debounce_ms` of
-  settled release).
+* SHORT  cluster button released before `long_ms`, once per press. When the
+  contact had been down steadily (no edge) for at least `debounce_ms`, the
+  press is real and the SHORT is emitted at the first release edge itself,
+  with that edge's time (seen on the next poll, like a side PRESS). The
+  button then stays down (is_down) until the release is confirmed by
+  `debounce_ms` of settled release, and nothing more comes from that press:
+  the release's bounce is ignored, a re-close counts as that bounce (no
+  second SHORT, no LONG however long it stays closed) and only `stuck_ms`
+  from the press still makes it a FAULT. A shorter press -- a spike, a press
+  still bouncing, a tap that an interrupts-off stretch replays at one
+  instant -- gives its SHORT when the release is confirmed (`debounce_ms`
+  after the last edge).
 * LONG   cluster button held `long_ms` (once per press; no SHORT follows).
   Side buttons never give SHORT/LONG; cluster buttons never give PRESS.
 * FAULT  the button was down at construction (held at boot) or has been held
   down for `stuck_ms` (a chattering contact that never settles counts as
   held): it is ignored until it reads released for `debounce_ms`, which gives
-  CLEAR. A PRESS or LONG already emitted for that press stands; no SHORT
-  follows. `faults` is the bitmask of buttons in fault now.
+  CLEAR. A PRESS, SHORT or LONG already emitted for that press stands; no
+  SHORT follows. `faults` is the bitmask of buttons in fault now.
 * CLEAR  a faulted button was released and works again.
 * CHORD  two or three side buttons went down within `chord_ms` of the first:
   one CHORD event whose data is the bitmask of those buttons (A=1, B=2, C=4)
@@ -117,6 +130,8 @@ _DOWN = const(1)
 _LOCK = const(2)
 # Per-press flags.
 _F_LONG = const(1)  # LONG emitted: no SHORT on release
+_F_SHORT = const(2)  # SHORT emitted at the release edge: nothing more for this press
+_F_DONE = const(3)  # _F_LONG | _F_SHORT: the press has had its event
 # Ring entry code: bits 0-2 button, bit 3 level read in the ISR, bit 4 both edges seen.
 _R_LEVEL = const(8)
 _R_BOTH = const(16)
@@ -307,8 +322,17 @@ class Buttons:
         if pressed == self._raw[i]:
             return
         self._raw[i] = pressed
+        s = self._st[i]
+        if (s == _DOWN and not pressed and i >= NSIDE and not self._fl[i] & _F_DONE
+                and self._diff(t, self._te[i]) >= self.debounce_ms):
+            # The first release edge of a cluster press that was down steadily
+            # for debounce_ms (a real press: no spike, no press bounce, no
+            # replayed tap): SHORT now, at the edge's time (self._now == t).
+            # The button stays DOWN until the release is confirmed.
+            self._fl[i] |= _F_SHORT
+            self._emit((SHORT << 3) | i)
         self._te[i] = t
-        if self._st[i] != _IDLE:
+        if s != _IDLE:
             return  # bounce, release or a faulted button: timers decide
         # IDLE and now pressed: the leading edge of a press.
         self._st[i] = _DOWN
@@ -335,7 +359,7 @@ class Buttons:
         if s == _LOCK:
             return -1
         d = add(self._td[i], self.stuck_ms)  # held down this long: stuck
-        if i >= NSIDE and not self._fl[i] & _F_LONG:
+        if i >= NSIDE and not self._fl[i] & _F_DONE:
             diff = self._diff
             dl = add(self._td[i], self.long_ms)
             ds = add(self._te[i], self.debounce_ms)  # held steadily, not bouncing
@@ -387,7 +411,7 @@ class Buttons:
             self._emit((CLEAR << 3) | i)
         elif not self._raw[i]:  # release confirmed
             self._st[i] = _IDLE
-            if i >= NSIDE and not self._fl[i] & _F_LONG:
+            if i >= NSIDE and not self._fl[i] & _F_DONE:  # no early SHORT: now
                 self._emit((SHORT << 3) | i)
             self._fl[i] = 0
         elif self._diff(d, self._add(self._td[i], self.stuck_ms)) >= 0:
@@ -457,7 +481,7 @@ class Buttons:
         return self.get_nowait()
 
     def is_down(self, i):
-        """Debounced: button i is pressed (and not faulted)."""
+        """Debounced: button i is pressed (and not faulted); after an early SHORT, until the release is confirmed."""
         return self._st[i] == _DOWN
 
     # ---- the task --------------------------------------------------------
