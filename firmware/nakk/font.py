@@ -476,7 +476,37 @@ def width(s, scale=1):
     """Width in pixels of text s (str, UTF-8 bytes/bytearray/memoryview, or int)."""
     if isinstance(s, int):
         return _run(None, _NUM, _int_to_num(s), 0, 0, 1, scale, 0)
+    if scale == 1 and isinstance(s, str):
+        e = _cache.get(s)
+        if e is not None:
+            return e[1]
     return _run(None, s, len(s), 0, 0, 1, scale, 0)
+
+
+_CACHE_MAX = const(64)  # strings kept drawn (~100 B each on the Pico)
+_cache = {}
+
+
+def _cached(s):
+    """(framebuf, width) of str s drawn once, or None (CPython, empty, or the cache is full)."""
+    e = _cache.get(s)
+    if e is None:
+        if _SFB is None or len(_cache) >= _CACHE_MAX:
+            return None
+        n = len(s)
+        w = _run(None, s, n, 0, 0, 1, 1, 0)
+        if w <= 0:
+            return None
+        f = _fbuf.FrameBuffer(bytearray(w), w, HEIGHT, _fbuf.MONO_VLSB)
+        _run(f, s, n, 0, 0, 1, 1, 0)
+        e = (f, w)
+        _cache[s] = e
+    return e
+
+
+def forget():
+    """Drop the strings kept drawn (e.g. when the language changes)."""
+    _cache.clear()
 
 
 def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1):
@@ -485,7 +515,25 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1):
     s: str, UTF-8 bytes/bytearray/memoryview, or int. Ink only: the background
     is left as it is (clear it with fb.fill_rect first). color 0 draws dark
     ink on a lit background. max_w > 0 truncates with '…' to fit. scale 2 or
-    more draws each pixel as a scale x scale block."""
+    more draws each pixel as a scale x scale block.
+
+    A str that fits is drawn once into its own small framebuf and blitted
+    from then on (one blit instead of a Python loop per letter: text is what
+    a press waits for on the Pico, docs/latency.md); the first 64 strings
+    are kept, later ones are drawn letter by letter."""
+    if scale == 1 and isinstance(s, str):
+        e = _cached(s)
+        if e is not None and (max_w <= 0 or e[1] <= max_w):
+            w = e[1]
+            if align == CENTER:
+                x -= w // 2
+            elif align == RIGHT:
+                x -= w
+            if color:
+                fb.blit(e[0], x, y, 0)
+            else:
+                fb.blit(e[0], x, y, 1, _INV)
+            return w
     if isinstance(s, int):
         n = _int_to_num(s)
         s = _NUM

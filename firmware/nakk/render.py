@@ -45,6 +45,12 @@ _SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
 _SAVE_W = const(68)
 
 
+# what the score screen may show besides the match's own names and labels
+_WORDS = (U.W_DEAL, U.W_BOARD, U.W_SHUFFLES, U.W_WINNER, U.W_OVER, U.W_DRAW, U.W_JUDGE,
+          U.W_CONFIRM, U.W_DISPUTE, U.W_SAVING)
+_MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C")
+
+
 def _mix(s, v):
     return (s * 31 + v + 7) & _MASK
 
@@ -56,6 +62,10 @@ class Screen:
         self.rings = rings
         self._sig = [-1, -1, -1, -1, -1]    # head, names, score, foot, list
         self._ring_sig = -1
+        self._warm_match = None     # the match (and language) whose words are drawn once
+        self._warm_lang = -1
+        # words are drawn here once to keep them (font caches them); 1x8 px is enough
+        self._scratch = _fbuf.FrameBuffer(bytearray(1), 1, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
         self.frame = 0
         self._foot_word = None   # the deal-entry step name on the foot now (None: something else)
         self._foot_x = 0         # where its answer box starts
@@ -88,10 +98,33 @@ class Screen:
             s = _mix(s, st.marks[i])
         return _mix(s, 1 if st.over else 0)
 
+    def _prewarm(self, ui, m):
+        """Draw once every word the score screen of this match can show (font keeps them),
+        so no later frame allocates: at the start of a match and after a language switch."""
+        lang = ui.lang
+        for w in _WORDS:
+            font.text(self._scratch, w[lang], 0, 0)
+        st = m.st
+        for i in range(st.seats):
+            font.text(self._scratch, U.seat_name(i, st.sides), 0, 0)
+        for sd in m.setup["sides"]:
+            font.text(self._scratch, sd.get("name", sd["id"]), 0, 0)
+        for w in _MARKS:
+            font.text(self._scratch, w, 0, 0)
+        for stp in ui.steps or ():
+            font.text(self._scratch, stp["label"][lang], 0, 0)
+            for c in stp["choices"]:
+                font.text(self._scratch, c["label"][lang], 0, 0)
+
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
         m = ui.table.match
         mode = ui.mode
+        if m is not None and m.st is not None:
+            if m is not self._warm_match or ui.lang != self._warm_lang:
+                self._warm_match = m
+                self._warm_lang = ui.lang
+                self._prewarm(ui, m)
         sig = self._sig
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)
