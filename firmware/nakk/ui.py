@@ -625,7 +625,7 @@ class Ui:
         v = self._start
         if s == _S_RULES:
             names = _rules.NAMES
-            self._list(W_RULES, [_rules.get(n).title for n in names], names.index(v["ruleset"]))
+            self._list(W_RULES, _rules.TITLES, names.index(v["ruleset"]))
         elif s == _S_FIRST:
             self._list(W_FIRST, [seat_name(i, r.sides) for i in range(r.seats)], v["first_shuffler"])
         else:

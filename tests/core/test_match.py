@@ -268,3 +268,11 @@ def test_team_match_checks_the_rooms_and_disqualification():
     r2q = _room(2, ("Y", "X"), [d1], [{"type": "penalty", "offence": "illegal-info", "by": "A"}])
     res = team_match(r1, r2q)
     assert res["disqualified"] == ["Y"] and res["winner"] == "X"
+
+
+def test_registry_titles_are_the_rulesets_own():
+    # the start screen lists the titles without importing every ruleset
+    from nakk import rules
+    assert len(rules.TITLES) == len(rules.NAMES)
+    for name, title in zip(rules.NAMES, rules.TITLES):
+        assert rules.get(name).title == title

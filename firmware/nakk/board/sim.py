@@ -404,6 +404,7 @@ class SimBoard:
         elif cmd == b"I" and len(words) == 1:
             app = self.app
             import gc
+            gc.collect()          # live heap, not garbage
             self._text(b"I %d %d %d %d %d\n" % (self.serial.received, app.handled if app else 0,
                                                  app.sent if app else 0, gc.mem_alloc(), gc.mem_free()))
             return
