@@ -101,3 +101,16 @@ def test_the_judges_assignment_is_accepted_with_ok(tmp_path):
     assert s["ruleset"] == "schmier" and s["sides"] == ["Mets/Tamm", "Saar/Kask", "Kivi/Puu"]
     assert s["shuffler"] == 2 and s["seq"] == 1
     assert out["mode"] == "1" and out["assignment"] == "gone"    # used once, then removed
+
+
+def test_a_saved_entry_beeps_and_the_sound_can_be_switched_off(tmp_path):
+    img = tmp_path / "flash.img"
+    r = boot(img, START + " A A")                   # setup and one deal saved: two short beeps
+    assert r["beeps"].split() == ["25", "25"]
+    r = boot(img, "OK")                             # OK where a side button is asked: a long beep, nothing saved
+    assert r["beeps"] == "150" and r["summary"]["seq"] == 2
+    # long OK (menu), the cursor to "Heli: sees" (last but one, round the list backwards), OK
+    r = boot(img, "LOK PREV PREV OK LPREV A A")
+    assert r["summary"]["deals"] == 2 and r["beeps"] == "-"
+    r = boot(img, "A A")                            # the setting survives a restart
+    assert r["summary"]["deals"] == 3 and r["beeps"] == "-"

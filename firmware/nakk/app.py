@@ -31,6 +31,8 @@ from nakk.render import Screen
 from nakk.table import Table
 
 FRAME_MS = const(50)
+_BEEP_SAVED = const(25)   # ms: an entry is on flash
+_BEEP_BAD = const(150)    # ms: a save failed, or an entry was refused
 
 
 def _read(path):
@@ -50,15 +52,18 @@ class App:
         self.table = Table(self.journal)
         self.assignment_path = root + "/assignment.json"
         resumed = self.table.resume()
-        lang = 0
+        lang, sound = 0, True
         raw = _read(board.settings)
         if raw:
             try:
-                lang = 1 if json.loads(raw).get("lang") == "en" else 0
+                saved = json.loads(raw)
+                lang = 1 if saved.get("lang") == "en" else 0
+                sound = saved.get("sound", True) is not False
             except (ValueError, AttributeError):
-                lang = 0
-        self.ui = U.Ui(self.table, clock=board.clock, lang=lang, on_lang=self._save_lang,
-                       assignment=self._assignment(), chord_ms=U.CHORD_MS)
+                pass
+        self.ui = U.Ui(self.table, clock=board.clock, lang=lang, on_lang=self._save_settings,
+                       assignment=self._assignment(), chord_ms=U.CHORD_MS,
+                       sound=sound, on_sound=self._save_settings)
         self.screen = Screen(board.fb, board.rings)
         # Side presses are reported at once (chord_ms=0: no wait in the driver);
         # two sides together are caught by the UI, which takes the first back
@@ -83,11 +88,13 @@ class App:
             started(self)
 
     # ------------------------------------------------------------ settings
-    def _save_lang(self, lang):
+    def _save_settings(self, _value=None):
+        ui = self.ui
         try:
-            write_atomic(self.board.settings, b'{"lang":"%s"}' % (b"en" if lang else b"et"))
+            write_atomic(self.board.settings, b'{"lang":"%s","sound":%s}' % (
+                b"en" if ui.lang else b"et", b"true" if ui.sound else b"false"))
         except OSError:
-            self.ui.say(U.W_SAVEFAIL)
+            ui.say(U.W_SAVEFAIL)
 
     def _assignment(self):
         raw = _read(self.assignment_path)
@@ -119,6 +126,8 @@ class App:
         t = self.buttons.time
         ui.handle(ev, t)
         self.handled += 1
+        if ui.msg is not None and self.table.pending is None:
+            self.beep(_BEEP_BAD)          # the press entered nothing and says why
         if self.table.pending is not None and self.table.pending is not pending:
             self._hold_from = t
             self.frame()                      # the new score first, with "saving"
@@ -126,6 +135,12 @@ class App:
                 self.flush()                  # only a side press can be half of a chord
                 return
         self.frame()
+
+    def beep(self, ms):
+        if self.ui.sound:
+            buzz = getattr(self.board, "buzz", None)
+            if buzz is not None:
+                buzz(ms)
 
     def held(self):
         """ms the pending entry must still be held: until the driver has looked at the buttons
@@ -143,6 +158,9 @@ class App:
         if not self.table.flush():
             ui.resync()
             ui.say(U.W_SAVEFAIL, self.table.error or "")
+            self.beep(_BEEP_BAD)
+        else:
+            self.beep(_BEEP_SAVED)
         self.waiting = self.table.waiting()
         if self._had is not None and ui.assignment is None:
             try:

@@ -61,6 +61,7 @@ W_NOPEN = ("Selles mängus trahve pole", "No penalties in this game")
 W_REDEAL = ("Uus jagamine: ", "Redeal: ")
 W_FORFEIT = ("Loobub (poole nupp)", "Forfeit (side button)")
 W_LANG = ("Keel: eesti", "Language: English")
+W_SOUND = (("Heli: sees", "Sound: on"), ("Heli: väljas", "Sound: off"))  # by Ui.sound: [1] on, [0] off
 W_BACK = ("Tagasi", "Back")
 W_OVER = ("Mäng läbi", "Match over")
 W_CONFIRM = ("Kinnitan", "Confirm")
@@ -86,6 +87,7 @@ W_BOARD = ("Jagu ", "Board ")
 _M_REDEAL = const(0)
 _M_FORFEIT = const(1)
 _M_LANG = const(2)
+_M_SOUND = const(4)
 _M_BACK = const(3)
 
 # Start step kinds
@@ -127,9 +129,11 @@ def seat_name(seat, sides):
 
 
 class Ui:
-    def __init__(self, table, clock=None, lang=0, on_lang=None, assignment=None, chord_ms=0):
+    def __init__(self, table, clock=None, lang=0, on_lang=None, assignment=None, chord_ms=0,
+                 sound=True, on_sound=None):
         """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default time);
         on_lang(lang): called when the players switch the language (the app saves it);
+        sound, on_sound(sound): the beep on a saved entry, and when it is switched;
         assignment: the setup fields the judge pushed for the next match, or None;
         chord_ms: a different side button this soon after another takes both back
         (the app passes CHORD_MS and holds entries that long before flushing;
@@ -141,6 +145,8 @@ class Ui:
         self._diff = clock.ticks_diff
         self.lang = lang
         self.on_lang = on_lang
+        self.sound = sound
+        self.on_sound = on_sound
         self.assignment = assignment
         self.version = 0           # bumped whenever anything on screen may have changed
         self.msg = None            # (et, en) or str shown for MSG_MS; None
@@ -477,6 +483,8 @@ class Ui:
             kinds.append((_M_FORFEIT, None))
         items.append(W_LANG)
         kinds.append((_M_LANG, None))
+        items.append(W_SOUND[0] if self.sound else W_SOUND[1])
+        kinds.append((_M_SOUND, None))
         items.append(W_BACK)
         kinds.append((_M_BACK, None))
         self._menu = kinds
@@ -509,6 +517,13 @@ class Ui:
                 self.lang = 1 - self.lang
                 if self.on_lang is not None:
                     self.on_lang(self.lang)
+                self._enter_menu()
+                self.cursor = len(self._menu) - 3
+                return False
+            if what == _M_SOUND:
+                self.sound = not self.sound
+                if self.on_sound is not None:
+                    self.on_sound(self.sound)
                 self._enter_menu()
                 self.cursor = len(self._menu) - 2
                 return False

@@ -37,6 +37,7 @@ class TestBoard:
         self.app = None
         self.saving_frames = 0
         self.faults_seen = 0
+        self.beeps = []
 
     def started(self, app):
         self.app = app
@@ -54,6 +55,9 @@ class TestBoard:
 
     def leds(self):
         pass
+
+    def buzz(self, ms):
+        self.beeps.append(ms)
 
     def usb_host(self):
         return False
@@ -133,6 +137,7 @@ def main(image, script):
     print("msg", ui.word(ui.msg) if ui.msg is not None else "-")
     print("faults", ui.faults)
     print("faultsseen", board.faults_seen)
+    print("beeps", " ".join(str(b) for b in board.beeps) or "-")
     print("handled", app.handled)
     print("sent", app.sent)
     print("savingshown", board.saving_frames)
