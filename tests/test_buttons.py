@@ -4,8 +4,10 @@ Each test runs a small MicroPython script: PRELUDE builds SimPins, a SimClock
 and a Buttons driver, then the scenario moves the clock one ms at a time and
 calls poll() (the task's step), printing every event as "E <ms since start>
 <event>" at the poll that emitted it, and as "T <ms since start> <event>"
-with the time the event happened (Buttons.time: the timeline). Nothing waits on real time except the one asyncio integration test,
-which awaits the events themselves (with a generous timeout)."""
+with the time the event happened (Buttons.time: the timeline). Nothing waits on real time except the asyncio
+integration tests at the end, which await the events themselves: the driver's tasks on the hand clock, the ISR's
+ThreadSafeFlag wake and the timer task on the real ms clock (the driver's own timeline against the clock when
+`await b.get()` returned), and the poll loop alone on a port without ThreadSafeFlag."""
 import os
 import shutil
 import subprocess
@@ -713,6 +715,7 @@ def measure():
     print("R bytes", m1 - m0)
 measure()
 print("R state", b.faults, b.overflows, b.dropped)
+print("R flag", b._flag is not None)    # so the ISR's flag.set() ran with the heap locked too
 ''')
     r = results(out)
     assert r["locked_events"] == "16"
@@ -721,6 +724,7 @@ print("R state", b.faults, b.overflows, b.dropped)
     assert r["events"] == "16"
     assert r["bytes"] == "0"
     assert r["state"] == "0 0 0"
+    assert r["flag"] == "True"
 
 
 def test_a_latched_edge_newer_than_the_poll_waits_for_the_next_poll():
@@ -770,14 +774,161 @@ async def main():
         print("G", K.describe(ev))
     print("R heap_per_event", (m1 - m0) // 5)
     print("R same_task", task is b.start())
+    etask = b._etask
     b.deinit()
     await asyncio.sleep_ms(0)
-    print("R detached", pins[A]._handler is None, task.done())
+    print("R detached", pins[A]._handler is None, task.done(), etask.done())
 asyncio.run(main())
 ''', timeout=30)
     got = [line[2:] for line in out.splitlines() if line.startswith("G ")]
     assert got == ["SHORT OK", "PRESS A", "LONG NEXT", "CHORD A+C"] + ["SHORT PREV"] * 5
     r = results(out)
     assert r["same_task"] == "True"
-    assert r["detached"] == "True True"
+    assert r["detached"] == "True True True"
     assert int(r["heap_per_event"]) <= 512
+
+
+# The two tests below run the driver on the real ms clock (the timer task's
+# sleeps are real) and measure on the driver's own timeline: Buttons.time of
+# the event against the clock when `await b.get()` returned. Nothing waits on
+# a wall-clock sleep for synchronisation: they await the events.
+
+REAL = '''
+import asyncio
+
+class Clock:
+    # The real ms clock, plus a jump the test adds to hold a button without waiting for it.
+    def __init__(self):
+        self.off = 0
+
+    def ticks_ms(self):
+        return time.ticks_add(time.ticks_ms(), self.off)
+
+    def ticks_add(self, a, d):
+        return time.ticks_add(a, d)
+
+    def ticks_diff(self, a, b):
+        return time.ticks_diff(a, b)
+
+def seen(clock, ev):
+    # the event, and how long after it happened the UI had it (ms, the driver's timeline)
+    print("G", K.describe(ev), clock.ticks_diff(clock.ticks_ms(), b.time))
+'''
+
+
+def seen(out):
+    """[(event, ms from when it happened to `await get()` returning), ...]"""
+    res = []
+    for line in out.splitlines():
+        if line.startswith("G "):
+            _, k, name, ms = line.split(" ")
+            res.append((k + " " + name, int(ms)))
+    return res
+
+
+def test_an_edge_wakes_the_driver_at_once():
+    # poll_ms and debounce_ms are 500: the timer task sleeps up to 500 ms, so
+    # a driver that only polled would see these edges up to 500 ms late. The
+    # ISR's ThreadSafeFlag wakes the edge task instead: each event is in the
+    # UI's hands within a pass or two of the loop (about 2 ms on the unix
+    # port, whose select sleeps 1 ms per pass while a flag is waited on).
+    out = run(REAL + '''
+clock = Clock()
+pins = S.make_pins()
+b = K.Buttons(pins, clock=clock, chord_ms=0, poll_ms=500, debounce_ms=500)
+print("R flag", b._flag is not None)
+
+async def main():
+    b.start()
+    await asyncio.sleep_ms(0)                  # both tasks run: the timer task polls, then sleeps 500 ms
+    pins[A].press()                            # a side PRESS, on the press edge
+    seen(clock, await b.get())
+    pins[OK].press()
+    clock.off += 600                           # OK held 600 ms (>= debounce_ms: a real press) ...
+    pins[OK].release()                         # ... SHORT on the release edge
+    seen(clock, await b.get())
+    st = S.disable_irq()                       # a flash erase: interrupts off
+    pins[B].press()                            # latched by the hardware, no ISR yet
+    S.enable_irq(st)                           # the ISR runs now and sets the flag
+    seen(clock, await b.get())
+    print("R tasks", b._task is not None, b._etask is not None)
+    b.deinit()
+
+asyncio.run(main())
+''', timeout=30)
+    r = results(out)
+    assert r["flag"] == "True" and r["tasks"] == "True True"
+    got = seen(out)
+    assert [e for e, _ in got] == ["PRESS A", "SHORT OK", "PRESS B"], out
+    for e, ms in got:
+        assert 0 <= ms <= 50, (e, ms)          # poll_ms (500) would have been up to 500
+
+
+def test_timers_fire_on_time_while_the_driver_waits():
+    # With poll_ms 500 the timer task still wakes exactly when a timer is due
+    # (the edge task meanwhile waits on the flag): the chord window closes
+    # chord_ms after the edge, LONG comes long_ms and FAULT stuck_ms after
+    # the press, each on the driver's timeline and in the UI's hands at once.
+    out = run(REAL + '''
+clock = Clock()
+pins = S.make_pins()
+b = K.Buttons(pins, clock=clock, chord_ms=40, poll_ms=500, long_ms=150, stuck_ms=300)
+
+async def main():
+    b.start()
+    await asyncio.sleep_ms(0)
+    t0 = clock.ticks_ms()
+    pins[A].press()                            # PRESS A when the chord window closes
+    t1 = clock.ticks_ms()
+    seen(clock, await b.get())
+    print("R chord_at", clock.ticks_diff(b.time, t0), clock.ticks_diff(b.time, t1))
+    pins[A].release()
+    t0 = clock.ticks_ms()
+    pins[NEXT].press()                         # held: LONG at 150, FAULT at 300
+    t1 = clock.ticks_ms()
+    seen(clock, await b.get())
+    print("R long_at", clock.ticks_diff(b.time, t0), clock.ticks_diff(b.time, t1))
+    seen(clock, await b.get())
+    print("R stuck_at", clock.ticks_diff(b.time, t0), clock.ticks_diff(b.time, t1))
+    pins[NEXT].release()
+    seen(clock, await b.get())                 # CLEAR: debounce_ms after the release
+    b.deinit()
+
+asyncio.run(main())
+''', timeout=30)
+    got = seen(out)
+    assert [e for e, _ in got] == ["PRESS A", "LONG NEXT", "FAULT NEXT", "CLEAR NEXT"], out
+    for e, ms in got:
+        assert 0 <= ms <= 50, (e, ms)          # the poll_ms safety net would be up to 500
+    r = results(out)
+    # the ISR stamped the edge between t0 and t1 (the same ms, or the next)
+    for key, want in (("chord_at", 40), ("long_at", 150), ("stuck_at", 300)):
+        a, b = (int(v) for v in r[key].split())
+        assert b <= want <= a, (key, r[key])
+
+
+def test_without_threadsafeflag_the_timer_task_polls_alone():
+    # A port without asyncio.ThreadSafeFlag: no edge task; the timer task
+    # polls every poll_ms and the events are the same.
+    out = run('''
+import asyncio
+K.ThreadSafeFlag = None
+setup()
+async def main():
+    task = b.start()
+    print("R fallback", b._flag is None, b._etask is None)
+    got = []
+    pins[OK].press(); clk.advance(100); pins[OK].release(); clk.advance(30)
+    got.append(await asyncio.wait_for_ms(b.get(), 2000))
+    pins[A].press(); clk.advance(50); pins[A].release(); clk.advance(30)
+    got.append(await asyncio.wait_for_ms(b.get(), 2000))
+    for ev in got:
+        print("G", K.describe(ev))
+    b.deinit()
+    await asyncio.sleep_ms(0)
+    print("R done", task.done())
+asyncio.run(main())
+''', timeout=30)
+    got = [line[2:] for line in out.splitlines() if line.startswith("G ")]
+    assert got == ["SHORT OK", "PRESS A"]
+    assert results(out) == {"fallback": "True True", "done": "True"}

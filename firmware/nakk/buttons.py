@@ -9,19 +9,34 @@ How it works
 * Pin.irq (hard, both edges) runs `_isr`, which allocates nothing: it writes
   (button, level, "both edges seen" bit) into a preallocated bytearray and
   ticks_ms into an array('l') -- a lock-free single-producer ring. The ISR is
-  the only writer of `_head` and the task the only writer of `_tail`.
+  the only writer of `_head` and poll() the only writer of `_tail` (the
+  driver's two tasks both call it, one at a time: the loop is cooperative).
   Ring full: the NEW edge is dropped and `overflows` is counted; the oldest
-  edges (the start of what the player did) are kept. When the task sees the
+  edges (the start of what the player did) are kept. When poll() sees the
   counter move it re-reads every pin and, where the level differs from what
   it believed, applies a synthetic edge at "now". So after an overflow the
   state is right again, and at worst a press whose edges were all dropped is
-  lost (it needs > ring-1 edges without the task running to happen at all).
+  lost (it needs > ring-1 edges without poll() running to happen at all).
+* Having latched the edge (or counted the overflow), the ISR sets an
+  asyncio.ThreadSafeFlag (set() allocates nothing and may be called from a
+  hard IRQ). Two tasks run the driver: the edge task waits on that flag and
+  polls at once, so an edge reaches poll() within one pass of the asyncio
+  loop; the timer task polls, then sleeps until the next timer is due and
+  at most poll_ms (a safety net). Its sleep is also at most the shortest
+  time from an edge to a timer that edge can set (debounce_ms, chord_ms,
+  stuck_ms): the edge task cannot shorten a sleep under way, and so no timer
+  set by an edge falls before that sleep ends: every timer fires on time
+  (as far as the loop is free: it is cooperative).
+  A timer wake allocates nothing (sleep_ms); an edge wake costs what
+  ThreadSafeFlag.wait() costs (below). A port without ThreadSafeFlag runs
+  the timer task alone: an edge then waits for its next wake, up to poll_ms.
 * If interrupts were off (flash erase) the RP2040 latches the edge bits and
   the ISR runs once afterwards with both FALL and RISE flags: a whole tap that
   happened inside the erase arrives as "level unchanged, both edges seen" and
   is replayed as a press followed by a release at the ISR's time. Its time is
-  when the ISR ran (the erase end), which is the best the hardware knows.
-* The task (`poll`) replays the ring in order with the ORIGINAL timestamps
+  when the ISR ran (the erase end), which is the best the hardware knows; the
+  ISR sets the flag then, so the edge task polls as soon as the loop runs.
+* `poll` replays the ring in order with the ORIGINAL timestamps
   and fires timers (release confirmation, long press, stuck, chord window)
   in time order between edges, so a task that was blocked for 2 s decides
   exactly what it would have decided live -- only later. All tick arithmetic
@@ -40,7 +55,8 @@ How it works
 Events (small ints, `kind << 3 | data`; 0 means "none")
 -------------------------------------------------------
 * PRESS  side button went down (emitted `chord_ms` after the down edge, see
-  CHORD; with chord_ms=0 it is emitted on the next poll after the edge).
+  CHORD; with chord_ms=0 it is emitted on the next poll after the edge: the
+  edge task's, at once).
 * SHORT  cluster button released before `long_ms`, once per press. When the
   contact had been down steadily (no edge) for at least `debounce_ms`, the
   press is real and the SHORT is emitted at the first release edge itself,
@@ -67,7 +83,7 @@ Events (small ints, `kind << 3 | data`; 0 means "none")
   for either; the UI can ask them to press one at a time. The price is that
   a side PRESS is emitted `chord_ms` (40 ms) after the edge, not at once.
 
-Use (board/ builds the pins; one task per Buttons object):
+Use (board/ builds the pins; start() starts this object's two tasks):
 
     btn = Buttons((pin_a, pin_b, None, pin_prev, pin_ok, pin_next))
     btn.start()
@@ -77,9 +93,19 @@ Use (board/ builds the pins; one task per Buttons object):
 
 The queue is a preallocated ring of `queue` events; when the UI falls that
 far behind, new events are dropped and counted in `dropped`. The driver path
-(ISR, poll, emit) allocates nothing; `await get()` costs the UI its two
-coroutine frames (192 B on the 64-bit unix port), `while not btn.pending():
-await btn.event.wait()` one. Only the task calls poll() once started.
+(ISR, poll, emit) allocates nothing, and neither does a timer wake; `await
+get()` costs the UI its two coroutine frames (192 B on the 64-bit unix port),
+`while not btn.pending(): await btn.event.wait()` one. An edge wake costs
+what asyncio's ThreadSafeFlag.wait() costs: its coroutine frame, and, when it
+has to wait, the loop's IOQueue entry and select registration (192 B per wake
+on the 64-bit unix port, about half on the Pico; edges that come before the
+edge task runs again share one wake). Only the driver's tasks call poll()
+once started.
+
+On the unix port select.poll sleeps its 1 ms ioctl period before it asks an
+object without a file descriptor (the flag) whether it is ready, so there
+each pass of the loop costs 1 ms while the edge task waits; rp2's select asks
+first and waits only when nothing is ready.
 """
 
 try:
@@ -94,6 +120,11 @@ try:
     import asyncio
 except ImportError:  # pragma: no cover - very old MicroPython
     import uasyncio as asyncio
+
+# The ISR's wake-up. None on a port without it (and on CPython): the driver
+# then polls every poll_ms, as it did before the flag. Tests set this to None
+# to run that fallback.
+ThreadSafeFlag = getattr(asyncio, "ThreadSafeFlag", None)
 
 # Button indices.
 A = const(0)
@@ -120,7 +151,7 @@ _DEBOUNCE_MS = const(25)  # settled time that confirms a release
 _LONG_MS = const(800)  # cluster long press
 _STUCK_MS = const(5000)  # down this long = stuck -> FAULT
 _CHORD_MS = const(40)  # side buttons down within this = CHORD; PRESS delay
-_POLL_MS = const(10)  # task wakes at least this often
+_POLL_MS = const(10)  # the timer task wakes at least this often (a safety net: edges wake the driver at once)
 _RING = const(64)  # edge ring (power of two; holds _RING - 1 edges)
 _QUEUE = const(16)  # event queue
 
@@ -163,7 +194,7 @@ def describe(ev):
 
 
 class Buttons:
-    """The six buttons of a Nakk box, debounced in one asyncio task that this object owns.
+    """The six buttons of a Nakk box, debounced in two asyncio tasks that this object owns.
 
     pins: sequence of up to six Pin-like objects in index order (A, B, C, PREV,
         OK, NEXT); None for a button the box does not have. Each needs value(),
@@ -223,7 +254,10 @@ class Buttons:
         self.time = 0    # when the event get()/get_nowait() returned last happened (ticks_ms)
         self.polled = 0  # the time poll() has replayed edges and timers up to
         self.event = asyncio.Event()  # set while events are queued
-        self._task = None
+        # Set by the ISR after each edge (and on overflow): wakes the edge task.
+        self._flag = ThreadSafeFlag() if ThreadSafeFlag is not None else None
+        self._task = None   # the timer task (start() returns it)
+        self._etask = None  # the edge task, waiting on _flag
         self._both = 0
         now = self._ms()
         self._now = now
@@ -272,12 +306,15 @@ class Buttons:
         nh = (h + 1) & self._rmask
         if nh == self._tail:
             self.overflows += 1
-            return
-        self._ri[h] = c
-        self._rt[h] = t
-        self._head = nh
+        else:
+            self._ri[h] = c
+            self._rt[h] = t
+            self._head = nh
+        f = self._flag
+        if f is not None:
+            f.set()  # wake the edge task (allocates nothing; safe in a hard IRQ)
 
-    # ---- decisions (run by the task; tests call poll(now) directly) -------
+    # ---- decisions (run by the tasks; tests call poll(now) directly) -------
 
     def poll(self, now=None):
         """Replay latched edges and fire timers up to `now`; emit events. Allocates nothing."""
@@ -437,10 +474,21 @@ class Buttons:
         self.event.set()
 
     def _sleep_ms(self, now):
-        # How long the task may sleep: until the next timer, at most poll_ms.
-        # Edges are latched meanwhile and seen at the next wake.
+        # How long the timer task may sleep: until the next timer, and at most
+        # poll_ms. With the edge task (the flag) also at most the shortest
+        # time from an edge to a timer that edge can set (debounce_ms,
+        # chord_ms, stuck_ms): the edge task cannot move this sleep's end, and
+        # so no timer an edge sets can fall before it. Without the flag, edges
+        # are latched meanwhile and seen at the next wake.
         diff = self._diff
         s = self.poll_ms
+        if self._flag is not None:
+            if 0 < self.debounce_ms < s:
+                s = self.debounce_ms
+            if 0 < self.chord_ms < s:
+                s = self.chord_ms
+            if 0 < self.stuck_ms < s:
+                s = self.stuck_ms
         if self._wlead != _NONE:
             d = diff(self._wend, now)
             if d < s:
@@ -484,15 +532,19 @@ class Buttons:
         """Debounced: button i is pressed (and not faulted); after an early SHORT, until the release is confirmed."""
         return self._st[i] == _DOWN
 
-    # ---- the task --------------------------------------------------------
+    # ---- the tasks -------------------------------------------------------
 
     def start(self):
-        """Start this object's task (idempotent); returns it."""
+        """Start this object's tasks (idempotent); returns the timer task."""
         if self._task is None:
             self._task = asyncio.create_task(self._run())
+            if self._flag is not None:
+                self._etask = asyncio.create_task(self._edges())
         return self._task
 
     async def _run(self):
+        # The timer task: poll, then sleep until the next timer (at most
+        # poll_ms). sleep_ms allocates nothing.
         ms = self._ms
         sleep_ms = asyncio.sleep_ms
         while True:
@@ -500,11 +552,23 @@ class Buttons:
             self.poll(now)
             await sleep_ms(self._sleep_ms(now))
 
+    async def _edges(self):
+        # The edge task: the ISR sets the flag, this polls at once. Edges that
+        # come while it runs set the flag again: one more poll, never a lost one.
+        ms = self._ms
+        flag = self._flag
+        while True:
+            await flag.wait()
+            self.poll(ms())
+
     def deinit(self):
-        """Stop the task and detach the IRQs."""
+        """Stop the tasks and detach the IRQs."""
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        if self._etask is not None:
+            self._etask.cancel()
+            self._etask = None
         for p in self._pins:
             if p is not None:
                 p.irq(handler=None)
