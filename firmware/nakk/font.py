@@ -487,12 +487,14 @@ _CACHE_MAX = const(64)  # strings kept drawn (~100 B each on the Pico)
 _cache = {}
 
 
-def _cached(s):
-    """(framebuf, width) of str s drawn once, or None (CPython, empty, or the cache is full)."""
+def _cached(s, keep=True):
+    """(framebuf, width) of str s drawn once, or None (CPython, empty, or not to be kept)."""
     e = _cache.get(s)
     if e is None:
-        if _SFB is None or len(_cache) >= _CACHE_MAX:
+        if _SFB is None or not keep:
             return None
+        if len(_cache) >= _CACHE_MAX:
+            _cache.clear()     # start again: what is on screen now is drawn again on its next use
         n = len(s)
         w = _run(None, s, n, 0, 0, 1, 1, 0)
         if w <= 0:
@@ -509,7 +511,7 @@ def forget():
     _cache.clear()
 
 
-def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1):
+def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
     """Draw s with its cell's top-left at (x, y) (or aligned on x); return the width drawn.
 
     s: str, UTF-8 bytes/bytearray/memoryview, or int. Ink only: the background
@@ -519,10 +521,11 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1):
 
     A str that fits is drawn once into its own small framebuf and blitted
     from then on (one blit instead of a Python loop per letter: text is what
-    a press waits for on the Pico, docs/latency.md); the first 64 strings
-    are kept, later ones are drawn letter by letter."""
+    a press waits for on the Pico, docs/latency.md). Up to 64 strings are
+    kept (then the cache starts again); keep=False for text that changes
+    (a message's detail), which is drawn letter by letter and not kept."""
     if scale == 1 and isinstance(s, str):
-        e = _cached(s)
+        e = _cached(s, keep)
         if e is not None and (max_w <= 0 or e[1] <= max_w):
             w = e[1]
             if align == CENTER:

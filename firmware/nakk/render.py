@@ -269,7 +269,7 @@ class Screen:
         fb = self.fb
         y = 9
         if ui.detail:
-            font.text(fb, ui.detail, 0, y, max_w=_W)
+            font.text(fb, ui.detail, 0, y, max_w=_W, keep=False)
             y += 10
         items = ui.items
         n = len(items)
@@ -320,7 +320,7 @@ class Screen:
             fb.fill_rect(0, 56, _W, 8, 1)
             x = font.text(fb, ui.word(ui.msg), 1, 56, 0, max_w=_W - 2)
             if ui.msg2:
-                font.text(fb, ui.msg2, x + 2, 56, 0, max_w=_W - x - 3)
+                font.text(fb, ui.msg2, x + 2, 56, 0, max_w=_W - x - 3, keep=False)
             return
         if ui.idle:
             return
