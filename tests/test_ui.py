@@ -216,7 +216,7 @@ def test_undo_needs_long_prev_and_ok():
     play(ui, "LPREV")                                # long PREV alone asks, saves nothing
     nothing_saved(ui, before, U.UNDO)
     assert ui.items == (U.W_CONFIRM, U.W_BACK) and ui.cursor == 0
-    assert "suit/A" in ui.detail and "win/A" in ui.detail
+    assert ui.detail.endswith("jagu: Trump A, Võit A")      # the entry in the players' words
     for backout in ("NEXT OK", "PREV OK", "LPREV", "LOK", "LNEXT"):
         play(ui, "LPREV " + backout)                 # off "Confirm", or any long press: back, nothing saved
         nothing_saved(ui, before, U.ENTRY)
@@ -478,7 +478,7 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
     assert ui.items[ui.cursor] == ("Kaks vale jagamist", "Misdealt twice")
     play(ui, "B")
     nothing_saved(ui, before, U.PENALTY)
-    assert ui.msg is not None and "A" in ui.word(ui.msg) and "by" in ui.word(ui.msg)
+    assert ui.msg == U.W_REFUSED and "A" in ui.msg2 and "by" in ui.msg2
     assert play(ui, "A") == 1                        # the dealer's pair: saved
     assert saved(ui)[-1]["offence"] == "misdeal-twice"
 
@@ -488,7 +488,7 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
     before = state(ui)
     play(ui, "LOK NEXT OK")                          # no redeal for want of a picture in a replay
     nothing_saved(ui, before)
-    assert ui.msg is not None and "reason" in ui.word(ui.msg)
+    assert ui.msg == U.W_REFUSED and "reason" in ui.msg2
     assert ui.table.match.st.redeals == 0
 
 
@@ -508,6 +508,62 @@ def test_fault_and_clear_set_and_clear_the_faults():
 
 
 # ---------------------------------------------------------------- MicroPython only: resume on LittleFS
+
+def test_side_presses_together_take_back_the_first_and_enter_nothing():
+    # the UI's chord window (the app's setting): a second and a third side
+    # within 40 ms of the first take the first back and enter nothing
+    t = Table()
+    clock = Clock()
+    ui = U.Ui(t, clock=clock, chord_ms=U.CHORD_MS)
+    play(ui, START["saare-2020"])
+    play(ui, "A")                                     # the maker
+    before = state(ui)
+    for b, at in ((0, 1000), (1, 1005), (2, 1010)):    # A B C slapped, 5 ms apart
+        ui.handle(K.event(K.PRESS, b), at)
+    assert ui.table.pending is None and ui.msg == U.W_CHORD
+    ui.table.flush()
+    nothing_saved(ui, before, U.ENTRY)
+    assert ui.k == 1 and ui.answers == {"game": "suit", "maker": "A"}   # back on the result step
+    ui.handle(K.event(K.PRESS, 1), 1200)              # later, one side alone: B won
+    ui.table.flush()
+    assert saved(ui)[-1]["winner"] == "B"
+
+
+def test_a_match_started_by_mistake_is_abandoned_from_the_menu():
+    ui = started("saare-2020")
+    play(ui, "LOK")
+    assert U.W_ABANDON in ui.items                    # nothing entered yet
+    i = list(ui.items).index(U.W_ABANDON)
+    assert play(ui, "NEXT " * i + "OK") == 1
+    ev = saved(ui)[-1]
+    assert ev["type"] == "close" and ui.table.match.closed
+    assert ui.mode == U.START                          # straight to a new match
+    ui = started("saare-2020")
+    play(ui, "A A LOK")
+    assert U.W_ABANDON not in ui.items                 # a deal is in force: forfeit or the judge
+
+
+def test_a_half_entered_deal_survives_a_look_at_the_menu_or_the_penalty_list():
+    ui = started("saare-2020")
+    play(ui, "NEXT B")                                 # ruutu by B; the result is next
+    assert ui.k == 1
+    play(ui, "LOK NEXT LPREV")                         # the menu, and back
+    assert ui.mode == U.ENTRY and ui.k == 1 and ui.answers == {"game": "ruutu", "maker": "B"}
+    play(ui, "LNEXT LPREV")                            # the penalty list, and back
+    assert ui.mode == U.ENTRY and ui.k == 1
+    play(ui, "A")
+    assert saved(ui)[-1]["game"] == "ruutu" and saved(ui)[-1]["winner"] == "A"
+    play(ui, "NEXT B LNEXT A")                         # a penalty in between starts the entry again
+    assert ui.mode == U.ENTRY and ui.k == 0 and saved(ui)[-1]["type"] == "penalty"
+
+
+def test_a_box_without_the_third_side_button_does_not_offer_schmier():
+    ui = U.Ui(Table(), clock=Clock(), max_sides=2)
+    names = [ui.word(w) for w in ui.items]
+    assert "Schmier" not in names and "Saare mäng 2020" in names
+    ui = U.Ui(Table(), clock=Clock())
+    assert "Schmier" in [ui.word(w) for w in ui.items]
+
 
 if MPY:
     def _restart(image, bdev=None):

@@ -63,7 +63,8 @@ class App:
                 pass
         self.ui = U.Ui(self.table, clock=board.clock, lang=lang, on_lang=self._save_settings,
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
-                       sound=sound, on_sound=self._save_settings)
+                       sound=sound, on_sound=self._save_settings,
+                       max_sides=3 if board.pins[2] is not None else 2)
         self.screen = Screen(board.fb, board.rings)
         # Side presses are reported at once (chord_ms=0: no wait in the driver);
         # two sides together are caught by the UI, which takes the first back

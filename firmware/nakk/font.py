@@ -483,7 +483,7 @@ def width(s, scale=1):
     return _run(None, s, len(s), 0, 0, 1, scale, 0)
 
 
-_CACHE_MAX = const(64)  # strings kept drawn (~100 B each on the Pico)
+_CACHE_MAX = const(96)  # strings kept drawn (~100 B each on the Pico): a match's words in both languages
 _cache = {}
 
 
@@ -521,7 +521,7 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
 
     A str that fits is drawn once into its own small framebuf and blitted
     from then on (one blit instead of a Python loop per letter: text is what
-    a press waits for on the Pico, docs/latency.md). Up to 64 strings are
+    a press waits for on the Pico, docs/latency.md). Up to 96 strings are
     kept (then the cache starts again); keep=False for text that changes
     (a message's detail), which is drawn letter by letter and not kept."""
     if scale == 1 and isinstance(s, str):

@@ -73,6 +73,8 @@ W_JUDGE = ("Ootab kohtunikku", "Waits for the judge")
 W_NEW = ("Pikk OK: uus mäng", "Long OK: new match")
 W_FULL = ("Mälu täis: sünkrooni", "Flash full: sync first")
 W_SAVEFAIL = ("Salvestus ebaõnnestus", "Could not save")
+W_REFUSED = ("Reeglid ei luba:", "Not allowed:")
+W_ABANDON = ("Katkesta: vale algus", "Abandon: wrong start")
 W_NEWMATCH = ("Uus mäng", "New match")
 W_ASSIGN = ("Kohtuniku määrang", "Judge's assignment")
 W_RULES = ("Mäng", "Game")
@@ -89,6 +91,7 @@ _M_REDEAL = const(0)
 _M_FORFEIT = const(1)
 _M_LANG = const(2)
 _M_SOUND = const(4)
+_M_ABANDON = const(5)
 _M_BACK = const(3)
 
 # Start step kinds
@@ -131,10 +134,11 @@ def seat_name(seat, sides):
 
 class Ui:
     def __init__(self, table, clock=None, lang=0, on_lang=None, assignment=None, chord_ms=0,
-                 sound=True, on_sound=None):
+                 sound=True, on_sound=None, max_sides=3):
         """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default time);
         on_lang(lang): called when the players switch the language (the app saves it);
         sound, on_sound(sound): the beep on a saved entry, and when it is switched;
+        max_sides: side buttons the box has (a four-player box without C: no Schmier);
         assignment: the setup fields the judge pushed for the next match, or None;
         chord_ms: a different side button this soon after another takes both back
         (the app passes CHORD_MS and holds entries that long before flushing;
@@ -148,6 +152,7 @@ class Ui:
         self.on_lang = on_lang
         self.sound = sound
         self.on_sound = on_sound
+        self.max_sides = max_sides
         self.assignment = assignment
         self.version = 0           # bumped whenever anything on screen may have changed
         self.msg = None            # (et, en) or str shown for MSG_MS; None
@@ -174,6 +179,7 @@ class Ui:
         self._menu = ()
         self._undo_target = None
         self._chord = None         # (side button, time, snapshot) of the last side press
+        self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._form_of = None       # the match whose plain deal form is in fixed/steps
         self.chord_ms = chord_ms
         self.mode = START
@@ -261,8 +267,11 @@ class Ui:
             now = self._ms() if t is None else t
             c = self._chord
             if c is not None and c[0] != b and self._diff(now, c[1]) < self.chord_ms:
-                self._restore(c[2])
-                self._chord = None
+                # a second (or third) side within the window of the first: take the
+                # first back once, and keep the window open so no later one counts
+                if c[2] is not None:
+                    self._restore(c[2])
+                    self._chord = (-1, c[1], None)
                 self.say(W_CHORD)
                 return False
             if not self.chord_ms:
@@ -328,7 +337,7 @@ class Ui:
         try:
             self.table.submit(fields)
         except EventError as e:
-            self.say(_error_text(e))
+            self.say(W_REFUSED, _error_text(e))
             return False
         self.resync()
         return True
@@ -482,6 +491,10 @@ class Ui:
                 kinds.append((_M_REDEAL, r[0]))
             items.append(W_FORFEIT)
             kinds.append((_M_FORFEIT, None))
+            if not m.in_force:
+                # nothing entered yet: a match started by mistake is closed, not forfeited
+                items.append(W_ABANDON)
+                kinds.append((_M_ABANDON, None))
         items.append(W_LANG)
         kinds.append((_M_LANG, None))
         items.append(W_SOUND[0] if self.sound else W_SOUND[1])
@@ -489,7 +502,7 @@ class Ui:
         items.append(W_BACK)
         kinds.append((_M_BACK, None))
         self._menu = kinds
-        self._prev_mode = self.mode
+        self._leave_entry()
         self.mode = MENU
         self._list(W_MENU, items)
 
@@ -498,7 +511,7 @@ class Ui:
             return False
         what, arg = self._menu[self.cursor]
         if k == K.LONG and b == K.PREV:
-            self.resync()
+            self._back_to_entry()
             return False
         if k == K.PRESS:
             side = self._side(b)
@@ -511,6 +524,11 @@ class Ui:
         if k == K.SHORT and b == K.OK:
             if what == _M_REDEAL:
                 return self._submit({"type": "redeal", "reason": arg})
+            if what == _M_ABANDON:
+                if self._submit({"type": "close", "reason": "abandoned at the table: started by mistake"}):
+                    self._enter_start()
+                    return True
+                return False
             if what == _M_FORFEIT:
                 self.say(W_SIDE)
                 return False
@@ -528,8 +546,28 @@ class Ui:
                 self._enter_menu()
                 self.cursor = len(self._menu) - 2
                 return False
-            self.resync()
+            self._back_to_entry()
         return False
+
+    def _leave_entry(self):
+        """Going from the deal entry to a menu, the penalty list or the undo question:
+        remember the half-entered deal, so coming back without an entry keeps it."""
+        if self.mode == ENTRY:
+            self._detour = self._snapshot()
+        elif self.mode != MENU:
+            self._detour = None
+
+    def _back_to_entry(self):
+        d = self._detour
+        self._detour = None
+        m = self.table.match
+        if d is None or m is None or self.table.pending is not None or m.seq != d[0] or m.st.over:
+            self.resync()
+            return
+        (seq, self.mode, self.k, a, self.cursor, self.items, self.title, self.detail,
+         self._choices, self.fixed, self.steps, self._menu, self._undo_target, _lang) = d
+        self.answers = a if a is not None else {}
+        self.version += 1
 
     # ------------------------------------------------------------ penalty
     def _enter_penalty(self):
@@ -538,6 +576,7 @@ class Ui:
         if not offences:
             self.say(W_NOPEN)
             return
+        self._leave_entry()
         self.mode = PENALTY
         self._menu = [o[0] for o in offences]
         self._list(W_PENALTY, [(o[1], o[2]) for o in offences])
@@ -553,7 +592,7 @@ class Ui:
         if k == K.SHORT and b == K.OK:
             self.say(W_SIDE)
         elif k == K.LONG and b == K.PREV:
-            self.resync()
+            self._back_to_entry()
         return False
 
     # ------------------------------------------------------------ undo
@@ -566,7 +605,7 @@ class Ui:
         ev = self.table.event(self._undo_target)
         self.mode = UNDO
         self._list(W_UNDO, (W_CONFIRM, W_BACK))
-        self.detail = describe(ev, self.lang) if ev is not None else "#%d" % self._undo_target
+        self.detail = self._describe(ev) if ev is not None else "#%d" % self._undo_target
 
     def _undo_event(self, k, b):
         if k == K.SHORT and b == K.OK:
@@ -620,12 +659,18 @@ class Ui:
             self.detail = _assignment_text(a)
             return
         prev = self.table.match
-        self._start = {"ruleset": prev.rules.name if prev is not None and prev.rules is not None else _rules.NAMES[0],
+        games = self._games()
+        last = prev.rules.name if prev is not None and prev.rules is not None else None
+        self._start = {"ruleset": last if last in games else games[0],
                        "table": prev.setup.get("table", 1) if prev is not None and prev.setup is not None else 1,
                        "round": (prev.setup.get("round", 0) + 1) if prev is not None and prev.setup is not None else 1,
                        "room": 1, "first_shuffler": 0}
         self._sk = 0
         self._start_step()
+
+    def _games(self):
+        """The rulesets this box can play: Schmier needs the third side button."""
+        return [_rules.NAMES[i] for i in range(len(_rules.NAMES)) if _rules.SIDES[i] <= self.max_sides]
 
     def _start_steps(self):
         r = _rules.get(self._start["ruleset"])
@@ -640,8 +685,9 @@ class Ui:
         s = steps[self._sk]
         v = self._start
         if s == _S_RULES:
-            names = _rules.NAMES
-            self._list(W_RULES, _rules.TITLES, names.index(v["ruleset"]))
+            names = self._games()
+            titles = [_rules.TITLES[_rules.NAMES.index(n)] for n in names]
+            self._list(W_RULES, titles, names.index(v["ruleset"]) if v["ruleset"] in names else 0)
         elif s == _S_FIRST:
             self._list(W_FIRST, [seat_name(i, r.sides) for i in range(r.seats)], v["first_shuffler"])
         else:
@@ -676,7 +722,7 @@ class Ui:
         s = steps[self._sk]
         v = self._start
         if s == _S_RULES:
-            v["ruleset"] = _rules.NAMES[self.cursor]
+            v["ruleset"] = self._games()[self.cursor]
             v["first_shuffler"] = 0
             r, steps = self._start_steps()
         elif s == _S_TABLE:
@@ -706,11 +752,28 @@ class Ui:
             self.say(W_FULL)
             return False
         except EventError as e:
-            self.say(_error_text(e))
+            self.say(W_REFUSED, _error_text(e))
             return False
         self.assignment = None
         self.resync()
         return True
+
+    def _describe(self, ev):
+        """An entry in the players' words, e.g. "#12 jagu: Ruutu B, Jänn A" (what the undo names)."""
+        m = self.table.match
+        lang = self.lang
+        labels = {}
+        steps = self.steps
+        if m is not None and m.rules is not None:
+            if not steps:
+                steps = m.rules.form(m.st, m.cfg)[1]
+            for row in m.rules.offences + m.rules.redeal_reasons:
+                labels[row[0]] = row[1 + lang]
+        for stp in steps or ():
+            for c in stp["choices"]:
+                if isinstance(c["value"], str):
+                    labels[c["value"]] = c["label"][lang]
+        return describe(ev, lang, labels)
 
     # ------------------------------------------------------------ for render
     def choice_text(self):
@@ -731,6 +794,7 @@ def _assignment_text(a):
 
 
 def _error_text(e):
+    """The rules' reason (English: the rules speak the judge's language), with the field."""
     return "%s: %s" % (e.field, e.reason) if e.field else e.reason
 
 
@@ -742,17 +806,19 @@ _PAIRS = (("game", "maker"), ("contract", "maker"), ("bid", "bidder"), ("result"
           ("offence", "by"), ("reason", None), ("by", None))
 
 
-def describe(ev, lang):
-    """A short line for an entry, e.g. "#12 jagu suit/A jann/B": what the undo screen names."""
+def describe(ev, lang, labels=None):
+    """A short line for an entry, e.g. "#12 jagu: Ruutu B, Jänn A"; labels: value -> words."""
     t = ev["type"]
-    parts = ["#%d" % ev["seq"], _TYPES.get(t, (t, t))[lang]]
+    labels = labels or {}
+    parts = []
     used = []
     for what, who in _PAIRS:
         if what in ev and what not in used and ev[what] is not None:
             used.append(what)
-            v = str(ev[what])
+            v = ev[what]
+            v = labels.get(v, str(v)) if isinstance(v, str) else str(v)
             if who is not None and who in ev and ev[who] is not None:
                 used.append(who)
-                v += "/" + str(ev[who])
+                v += " " + str(ev[who])
             parts.append(v)
-    return " ".join(parts)
+    return "#%d %s: %s" % (ev["seq"], _TYPES.get(t, (t, t))[lang], ", ".join(parts))

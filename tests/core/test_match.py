@@ -274,5 +274,5 @@ def test_registry_titles_are_the_rulesets_own():
     # the start screen lists the titles without importing every ruleset
     from nakk import rules
     assert len(rules.TITLES) == len(rules.NAMES)
-    for name, title in zip(rules.NAMES, rules.TITLES):
-        assert rules.get(name).title == title
+    for name, title, sides in zip(rules.NAMES, rules.TITLES, rules.SIDES):
+        assert rules.get(name).title == title and rules.get(name).sides == sides
