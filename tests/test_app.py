@@ -64,6 +64,9 @@ def test_two_side_buttons_together_enter_nothing(tmp_path):
     r = boot(img, START + " A A+B")
     assert r["summary"]["deals"] == 0 and r["summary"]["seq"] == 1
     assert r["msg"] == "Üks pool korraga"
+    # all three slapped (a Schmier box has C): still nothing
+    r = boot(img, "A+B+C")
+    assert r["summary"]["deals"] == 0 and r["summary"]["seq"] == 1 and r["msg"] == "Üks pool korraga"
     # B first then A, on the first step; then the deal entered properly
     r = boot(img, "B+A B A")
     assert r["summary"]["deals"] == 1 and r["summary"]["seq"] == 2

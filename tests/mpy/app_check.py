@@ -3,7 +3,7 @@
 Usage: micropython tests/mpy/app_check.py IMAGE SCRIPT [BLOCKS [ASSIGNMENT-JSON]]
 SCRIPT is a space-separated list of actions, played with real asyncio timing:
   A B C PREV OK NEXT   tap (60 ms down)      L<name>  hold 1000 ms (long)
-  X+Y                  press X, then Y 5 ms later (both down), release both
+  X+Y(+Z)              press X, then Y (and Z) 5 ms apart (all down), release them
   hold:<name>          press before the app starts (held at boot), release after 300 ms
 After the script it prints one line per fact the test checks:
   summary <canonical JSON of the match summary, or null>
@@ -98,13 +98,14 @@ async def play(app, script):
         if act.startswith("hold:"):
             continue
         if "+" in act:
-            x, y = act.split("+")
-            pins[NAMES.index(x)].press()
-            await asyncio.sleep_ms(5)
-            pins[NAMES.index(y)].press()
+            together = act.split("+")
+            for k in range(len(together)):
+                if k:
+                    await asyncio.sleep_ms(5)
+                pins[NAMES.index(together[k])].press()
             await asyncio.sleep_ms(60)
-            pins[NAMES.index(x)].release()
-            pins[NAMES.index(y)].release()
+            for x in together:
+                pins[NAMES.index(x)].release()
         elif act.startswith("L"):
             await tap(pins, act[1:], 1000)
         else:
