@@ -96,7 +96,9 @@ def _launch():
     if not exe:
         sys.exit("bench_latency: the MicroPython unix port (micropython) is not installed")
     env = dict(os.environ)
-    env["MICROPYPATH"] = ":".join((os.path.join(root, "firmware"), os.path.join(root, "tests", "mpy"),
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import mpyenv
+    env["MICROPYPATH"] = ":".join((mpyenv.firmware_path(), os.path.join(root, "tests", "mpy"),
                                    ".frozen"))
     sys.exit(subprocess.run([exe, "-X", "heapsize=" + HEAP, os.path.abspath(__file__)],
                             env=env, cwd=root).returncode)

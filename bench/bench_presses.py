@@ -615,7 +615,9 @@ def _launch_mpy(seed, matches, path):
         exe = shutil.which("micropython")
     if not exe:
         raise SystemExit("bench_presses: the MicroPython unix port (micropython) is not installed")
-    env = dict(os.environ, MICROPYPATH=os.path.join(root, "firmware") + ":" + here + ":.frozen")
+    sys.path.insert(0, here)
+    import mpyenv
+    env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")
     r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), "--child", str(seed),
                         str(matches), path], capture_output=True, text=True, env=env, cwd=root)
     if r.returncode != 0:

@@ -48,7 +48,9 @@ def _launch():
             break
     if mix is None:
         sys.exit("bench_ui: deal-mix.json not found")
-    env = dict(os.environ, MICROPYPATH=os.path.join(root, "firmware") + ":" + here + ":.frozen")
+    sys.path.insert(0, here)
+    import mpyenv
+    env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")
     with tempfile.TemporaryDirectory() as d:
         r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img")],
                            env=env, cwd=root)

@@ -35,6 +35,11 @@ CAPTIONS = (
               " result on flash)."),
     ("schmier", "Schmier's three teams, with a hand entered point by point (OK gives the rest of the points to"
                 " the bidder's team)."),
+    ("schmier-scores", "Schmier's scores run negative and past 9: each team's score stays in its own third of the"
+                       " screen, between dividers, and one too wide for the big digits (A's -12) is drawn in"
+                       " double-size text."),
+    ("stuck", "A button held down for 5 s is reported stuck; after the message the bottom line keeps naming it"
+              " until it is released (PREV, OK and NEXT have no ring to show it)."),
 )
 
 
@@ -42,11 +47,13 @@ CAPTIONS = (
 def screens():
     r = run_mpy([os.path.join(TESTS, "mpy", "screens.py")], timeout=120)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
-    out = {"shot": {}, "mask": {}, "list": []}
+    out = {"shot": {}, "mask": {}, "list": [], "frame": {}}
     for line in r.stdout.splitlines():
         d = json.loads(line)
         if "shot" in d:
             out["shot"][d["shot"]] = d
+        elif "frame" in d:
+            out["frame"][d["frame"]] = d
         elif "mask" in d:
             out["mask"][d["mask"]] = d["value"]
         elif "list" in d:
@@ -105,7 +112,7 @@ def test_the_saving_header_appears_only_while_saving(screens):
     assert lit(fb(s["fb_saving"]), *box) > 0.6 * 68 * 8
     assert lit(fb(s["fb_saved"]), *box) < 0.4 * 68 * 8
     assert fb(s["fb_saving"])[128:] == fb(s["fb_saved"])[128:]    # the rest is the same frame
-    for name in ("saare-entry", "message", "end", "schmier"):
+    for name in ("saare-entry", "message", "end", "schmier", "schmier-scores", "stuck"):
         assert lit(fb(screens["shot"][name]["fb"]), *box) < 0.4 * 68 * 8, name
 
 
@@ -143,6 +150,85 @@ def test_the_inverse_cursor_is_where_ui_cursor_says(screens):
     assert {c for name, c in seen if name == "undo"} == {0, 1}
 
 
+def _ink_columns(buf, y0, y1):
+    """The x of every column with a lit pixel in rows [y0, y1)."""
+    return [x for x in range(128) if any(pixel(buf, x, y) for y in range(y0, y1))]
+
+
+def _ink_rows(buf, x0, x1, y0, y1):
+    ys = [y for y in range(y0, y1) if any(pixel(buf, x, y) for x in range(x0, x1))]
+    return (ys[0], ys[-1]) if ys else None
+
+
+def test_three_scores_keep_to_their_columns(screens):
+    shot = screens["shot"]["schmier-scores"]
+    assert shot["score"] == [-12, 21, 14] and shot["over"]
+    buf = fb(shot["fb"])
+    col = 128 // 3
+    dividers = (col, 2 * col)
+    for d in dividers:
+        assert all(pixel(buf, d, y) for y in range(17, 51)), d          # a full divider
+        for x in (d - 1, d + 1):                                         # with blank columns either side
+            assert not any(pixel(buf, x, y) for y in range(16, 56)), (d, x)
+    # the score pages (2-6): apart from the dividers, each team's ink is inside its own column, 2 px clear
+    ink = [x for x in _ink_columns(buf, 16, 56) if x not in dividers]
+    for i in range(3):
+        mine = [x for x in ink if col * i <= x < col * (i + 1)]
+        assert mine, i
+        assert min(mine) >= col * i + 2 and max(mine) <= col * (i + 1) - 3, (i, min(mine), max(mine))
+    assert max(ink) < 3 * col
+    # -12 is too wide for the 32 px digits in 42 px: double-size text, centred on the digits' rows
+    top, bottom = _ink_rows(buf, 0, col, 16, 56)
+    assert bottom - top + 1 == 14 and abs((top + bottom) - (18 + 49)) <= 1, (top, bottom)
+    for i in (1, 2):                                                     # 21 and 14: the big digits
+        top, bottom = _ink_rows(buf, col * i + 2, col * (i + 1) - 2, 16, 56)
+        assert bottom - top + 1 >= 30, (i, top, bottom)
+    # the names row: each name inside its column too
+    names = _ink_columns(buf, 8, 16)
+    for i in range(3):
+        mine = [x for x in names if col * i <= x < col * (i + 1)]
+        assert mine and min(mine) >= col * i + 1 and max(mine) <= col * (i + 1) - 2, (i, mine)
+
+
+def _foot(buf):
+    return buf[128 * 7:]
+
+
+def _dark_in_foot(buf):
+    return sum(1 - pixel(buf, x, y) for x in range(128) for y in range(56, 64))
+
+
+def test_a_stuck_button_stays_on_the_bottom_line_until_released(screens):
+    m = screens["mask"]
+    f = screens["frame"]
+    entry, message = fb(f["entry"]["fb"]), fb(f["message"]["fb"])
+    stuck = fb(screens["shot"]["stuck"]["fb"])
+    assert screens["shot"]["stuck"]["faults"] == 1 << 4                 # OK
+    # the message, then (the message timed out) the stuck line: each touches the bottom line only
+    assert m["fault_message"] == 0x80 and m["fault_message_gone"] == 0x80
+    assert stuck[:128 * 7] == entry[:128 * 7] == message[:128 * 7]
+    assert lit(stuck, 0, 56, 128, 64) > 0.6 * 128 * 8                    # inverse
+    assert _foot(stuck) != _foot(entry)
+    assert _foot(stuck) == _foot(message)        # "Nupp kinni: OK", where the message had it
+    # it stays: nothing to draw again while the button is held
+    assert m["fault_still"] == 0 and m["fault_still_later"] == 0
+    # two stuck buttons: both named, one after the other
+    both = fb(f["both"]["fb"])
+    assert m["fault_both"] == 0x80
+    assert lit(both, 0, 56, 128, 64) > 0.6 * 128 * 8
+    assert _dark_in_foot(both) > _dark_in_foot(stuck) + 10
+    assert both[:128 * 7 + 60] == stuck[:128 * 7 + 60]                   # the start of the line is the same
+    assert fb(f["one_again"]["fb"]) == stuck                               # NEXT released: OK alone again
+    # OK released: "works again", then the deal entry as it was
+    assert m["fault_cleared"] == 0x80 and m["fault_cleared_gone"] == 0x80
+    freed = fb(f["cleared_message"]["fb"])
+    assert lit(freed, 0, 56, 128, 64) > 0.6 * 128 * 8 and _foot(freed) != _foot(stuck)
+    cleared = fb(f["cleared"]["fb"])
+    assert f["cleared"]["faults"] == 0
+    assert cleared == entry
+    assert lit(cleared, 0, 56, 40, 64) < 0.4 * 40 * 8
+
+
 def test_rings_show_the_score(screens):
     entry = screens["shot"]["saare-entry"]
     assert len(entry["rings"]) == 2 and all(any(bytes.fromhex(r)) for r in entry["rings"])
@@ -165,8 +251,9 @@ def test_committed_screenshot_is_what_the_code_renders(screens, name):
 def test_every_screenshot_is_in_the_readme():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    for name, _ in CAPTIONS:
+    for name, caption in CAPTIONS:
         assert "docs/screenshots/%s.png" % name in readme, name
+        assert caption in readme, name             # the README's sentence is the caption here
 
 
 def main():

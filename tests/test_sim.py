@@ -244,6 +244,68 @@ def test_nakk_demo(tmp_path, ruleset):
     assert sorted(os.listdir(str(tmp_path))) == ["demo.png", "run"]     # the screenshot; no image left here
 
 
+def _demo_sections(out):
+    """(final score {side: (final, score, bonus)}, the winner line, the events, the `nakk score` text) of a demo's output."""
+    lines = out.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("Final score: "))
+    final = {}
+    for part in lines[i][len("Final score: "):].split(", "):
+        m = re.fullmatch(r"([A-C])(?: \([^)]*\))? (-?\d+)(?: \((-?\d+) \+ (-?\d+) bonus\))?", part)
+        assert m, part
+        total = int(m.group(2))
+        final[m.group(1)] = (total, int(m.group(3)) if m.group(3) else total, int(m.group(4) or 0))
+    winner = lines[i + 1]
+    e = next(k for k, line in enumerate(lines) if re.fullmatch(r"The match's \d+ events, read back from the flash image:", line))
+    n = int(lines[e].split()[2])
+    events = [line[2:] for line in lines[e + 1:e + 1 + n]]
+    assert all(line.startswith("  {") for line in lines[e + 1:e + 1 + n]) and lines[e + 1 + n] == ""
+    f = lines.index("Folded as `nakk score` does:")
+    return final, winner, events, "\n".join(lines[f + 1:]).rstrip("\n")
+
+
+@pytest.mark.parametrize("ruleset,final,winner", [
+    pytest.param("sasku", {"A": (9, 9, 0), "B": (24, 24, 0)},
+                 "No winner in this box: a Turniirisasku match is decided when the judge joins both rooms' boards.",
+                 id="sasku"),
+    pytest.param("saare-classic", {"A": (19, 18, 1), "B": (10, 10, 0)}, "Winner: A (reached the target)",
+                 id="saare-classic"),
+])
+def test_nakk_demo_result_is_nakk_score_of_its_events(tmp_path, ruleset, final, winner):
+    r = subprocess.run(NAKK + ["demo", "--ruleset", ruleset], capture_output=True, text=True,
+                       cwd=str(tmp_path), timeout=120)
+    assert r.returncode == 0, r.stderr
+    shown, winner_line, events, folded = _demo_sections(r.stdout)
+    assert shown == final and winner_line == winner
+    keys = demo_keys(ruleset)
+    assert "Presses: %d for 8 deals" % len(keys) in r.stdout
+    # the events it printed, scored again by `nakk score` as a judge would
+    p = tmp_path / "events.jsonl"
+    p.write_text("\n".join(events) + "\n", encoding="utf-8")
+    assert [json.loads(x)["type"] for x in events] == ["setup"] + ["deal"] * 8 + ["confirm"] * 2
+    t = subprocess.run(NAKK + ["score", str(p)], capture_output=True, text=True, cwd=ROOT)
+    assert t.returncode == 0, t.stderr
+    assert t.stdout.rstrip("\n") == folded                  # what the demo says `nakk score` prints
+    table = folded.splitlines()
+    cols = table[1].split()
+    for row in table[2:2 + len(final)]:
+        cells = row.split()
+        side = cells[0]
+        assert (int(cells[cols.index("final")]), int(cells[cols.index("score")]),
+                int(cells[cols.index("bonus")])) == shown[side], row
+    summary, _ = score_json(tmp_path, [x.encode() for x in events])
+    assert {s: (summary["final"][i], summary["score"][i], summary["bonus"][i])
+            for i, s in enumerate("AB")} == shown
+    assert summary["over"] and summary["confirmed"] == ["A", "B"]
+    if summary["winner"] is None:
+        assert summary["ended"] == "boards" and winner_line.startswith("No winner in this box")
+        assert "over (all boards played): no winner in this box" in table
+    else:
+        assert winner_line == "Winner: %s (reached the target)" % summary["winner"]
+        w = summary["winner"]
+        assert "over (reached the target): winner %s %s" % (w, summary["sides"]["AB".index(w)]) in table
+    assert sorted(os.listdir(str(tmp_path))) == ["events.jsonl", "run"]     # the demo left no image here
+
+
 def test_interactive_sim_on_a_terminal(tmp_path):
     """`nakk sim` with a terminal: keys k (OK) and a (side A) play, u and s work, q quits."""
     import pty

@@ -4,9 +4,11 @@ The screen has regions of whole SSD1306 pages, so the display is sent only
 the pages a change touched, and only they are drawn again (drawing text in
 Python is the slow part on the Pico, see docs/latency.md):
   head   page 0     deal number and who shuffles; "saving"; results waiting (↑n)
-  names  page 1     the side names (and end bonuses)     } or one list / question
-  score  pages 2-6  32 px digits, karvane marks          } over pages 1-6
-  foot   page 7     the step being entered with its answer under the cursor, or a message
+  names  page 1     the side names (and end bonuses)             } or one list / question
+  score  pages 2-6  32 px digits (2x text for a score too wide    } over pages 1-6
+                    for its column), dividers, karvane marks
+  foot   page 7     the step being entered with its answer under the cursor, or a message;
+                    while a button is stuck (and no message is up), which one
 Each region has a signature: a small integer built from the values it shows
 (no allocation); a region is drawn again only when its signature changes.
 Text comes from tables that already exist (rules, ui) and numbers are drawn
@@ -252,18 +254,27 @@ class Screen:
         st = m.st
         n = st.sides
         col = _W // n
+        room = col - 4           # a score keeps 2 px clear of its column's edges
         final = st.over
         for i in range(n):
             cx = col * i + col // 2
             v = st.score[i] + st.bonus[i] if final else st.score[i]
-            font.digits(fb, v, cx, 18, align=font.CENTER)
+            if font.digits_width(v) <= room:
+                font.digits(fb, v, cx, 18, align=font.CENTER)
+            elif font.width(v, 2) <= room:
+                # too wide for the 32 px digits (Schmier's "-12" in a third of the screen):
+                # 2x text, its 14 px of ink centred in the digits' 32 px
+                font.text(fb, v, cx, 27, align=font.CENTER, scale=2)
+            else:
+                font.text(fb, v, cx, 30, align=font.CENTER)
             if st.marks[i]:
                 # karvane marks under the score
                 x = cx - st.marks[i] * 3
                 for k in range(st.marks[i]):
                     fb.fill_rect(x + 6 * k, 52, 4, 3, 1)
-        if n == 2:
-            fb.vline(64, 17, 34, 1)
+        # dividers between the sides' columns
+        for i in range(1, n):
+            fb.vline(col * i, 17, 34, 1)
 
     def _list(self, ui):
         fb = self.fb
@@ -301,6 +312,12 @@ class Screen:
     def _foot(self, ui, m):
         fb = self.fb
         mode = ui.mode
+        if ui.faults and ui.msg is None:
+            # a button held down too long: said until it is released (a cluster
+            # button has no ring to show it), over anything else on this line
+            self._foot_word = None
+            self._stuck(ui)
+            return
         if mode == U.ENTRY and ui.msg is None and not ui.idle:
             word = ui.word(ui.title)
             if word == self._foot_word:
@@ -334,6 +351,20 @@ class Screen:
             font.text(fb, "\u2190 \u2192  A/B", 127, 56, align=font.RIGHT)
         elif mode == U.UNDO:
             font.text(fb, "OK", 127, 56, align=font.RIGHT)
+
+    def _stuck(self, ui):
+        """Inverse: "Button stuck: " and the name of each button in fault, one by one (no join)."""
+        fb = self.fb
+        fb.fill_rect(0, 56, _W, 8, 1)
+        # laid out as the message "Button stuck: OK" was, so one stuck button reads the same after it
+        x = font.text(fb, U.W_STUCK[ui.lang], 1, 56, 0, max_w=_W - 2, keep=False) + 2
+        faults = ui.faults
+        names = U.BUTTON_NAMES
+        for b in range(len(names)):
+            if faults & (1 << b):
+                if x > _W - 8:
+                    break
+                x += font.text(fb, names[b], x, 56, 0, max_w=_W - 1 - x, keep=False) + 4
 
     def _choice(self, ui, x):
         """The answer under the cursor, inverse, with arrows when there are others."""

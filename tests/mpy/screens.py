@@ -7,8 +7,9 @@ the flush), and prints one JSON object per line:
   {"shot": name, "fb": hex of the 1024-byte MONO_VLSB frame, "rings": [hex of each ring used], ...}
   {"mask": name, "value": the page mask draw() returned}
   {"list": name, "fb": hex, "cursor": ui.cursor, "n": items}
+  {"frame": name, "fb": hex, ...}: a frame between screenshots (a stuck button's)
 tests/test_render.py turns the shots into PNGs (docs/screenshots/) and checks them.
-Everything is deterministic: the clock never moves, the presses are fixed.
+Everything is deterministic: the presses are fixed, and the clock moves only where the script moves it.
 """
 import json
 
@@ -26,8 +27,13 @@ NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
 
 
 class Clock:
+    """Stands still unless a script moves it (to time a message out)."""
+
+    def __init__(self):
+        self.now = 0
+
     def ticks_ms(self):
-        return 0
+        return self.now
 
     def ticks_diff(self, a, b):
         return a - b
@@ -45,7 +51,8 @@ class Box:
 
     def __init__(self):
         self.table = Table()
-        self.ui = U.Ui(self.table, clock=Clock())
+        self.clock = Clock()
+        self.ui = U.Ui(self.table, clock=self.clock)
         self.buf = bytearray(1024)
         self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
         self.rings = Rings(3, 400, 20, brightness=64)
@@ -69,6 +76,19 @@ class Box:
                 self.table.flush()
             masks.append(self.frame())
         return masks
+
+    def later(self, ms):
+        """The clock moves on; the app's frame task ticks the UI and draws. Returns the mask."""
+        self.clock.now += ms
+        self.ui.tick()
+        return self.frame()
+
+    def frame_of(self, name, **extra):
+        """A frame that is no screenshot, for the tests to look at."""
+        out = {"frame": name, "fb": hexlify(self.buf).decode()}
+        for k in extra:
+            out[k] = extra[k]
+        print(json.dumps(out))
 
     def sides(self):
         m = self.table.match
@@ -160,5 +180,41 @@ def main():
     s.press("NEXT NEXT C C C A")                 # bid 5 by C, High, Low to C, Right to A; Left is asked
     s.shot("schmier")
 
+    # Schmier with a negative and two-digit scores: A -12, B 21, C 14
+    c = Box()
+    c.press("PREV OK OK OK OK")
+    c.press("NEXT NEXT NEXT A B B C C B C")      # A bids 6, takes nothing: set, A -6; B 3, C 3
+    c.press("NEXT NEXT NEXT A B B C C B C")      # again: A -12, B 6, C 6
+    c.press("NEXT NEXT NEXT B OK")               # B bids 6 and takes everything: B 12
+    c.press("NEXT NEXT NEXT B OK")               # B 18
+    c.press("NEXT NEXT NEXT C OK")               # C 12
+    c.press("B B B B C C NEXT OK")               # B bids 3, takes 3; C 2; Game tied: B 21, over; C 14
+    st = c.table.match.st
+    c.shot("schmier-scores", score=[st.score[i] + st.bonus[i] for i in range(3)], over=st.over)
+
+    # a stuck button: the message, then the bottom line says so until it is released
+    d = Box()
+    d.press("OK OK OK OK A A NEXT B")            # Saare mäng 2020: a deal, the next one half entered
+    d.frame_of("entry")
+    d.ui.handle(K.event(K.FAULT, K.OK))          # OK held down 5 s: the driver reports it stuck
+    mask("fault_message", d.frame())
+    d.frame_of("message")
+    mask("fault_message_gone", d.later(U.MSG_MS))
+    d.shot("stuck", faults=d.ui.faults)
+    mask("fault_still", d.frame())
+    mask("fault_still_later", d.later(U.MSG_MS))
+    d.ui.handle(K.event(K.FAULT, K.NEXT))        # a second one: both named
+    d.frame()
+    mask("fault_both", d.later(U.MSG_MS))
+    d.frame_of("both")
+    d.ui.handle(K.event(K.CLEAR, K.NEXT))
+    d.frame()
+    d.later(U.MSG_MS)
+    d.frame_of("one_again")
+    d.ui.handle(K.event(K.CLEAR, K.OK))          # released: "works again", then the entry line
+    mask("fault_cleared", d.frame())
+    d.frame_of("cleared_message")
+    mask("fault_cleared_gone", d.later(U.MSG_MS))
+    d.frame_of("cleared", faults=d.ui.faults)
 
 main()
