@@ -23,7 +23,8 @@ REGENERATE = ".venv/bin/python tests/test_render.py"
 # what each screenshot shows (README "Screens" takes its sentences from here)
 CAPTIONS = (
     ("start", "A new match: the game, then table, round and the first to shuffle, each chosen with PREV/NEXT and OK."),
-    ("saare-entry", "Saare mäng 2020 in play: deal number and shuffler, each pair's nakks (a karvane mark under B),"
+    ("saare-entry", "Saare mäng 2020 in play: deal number and shuffler, each pair's nakks with its rings as a gauge"
+                    " on the outer edge (4 nakks = 1 ring), a karvane mark under B,"
                     " and the deal being entered on the bottom line with the answer under the cursor."),
     ("saving", "The new score shows at once, with \"salvestan\" (saving) in the header until the entry is on flash."),
     ("message", "OK where a side button is asked for enters nothing and says what to press."),
@@ -272,3 +273,13 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def test_the_rings_gauge_fills_one_box_per_four_nakks(screens):
+    shot = screens["shot"]["saare-entry"]
+    buf = fb(shot["fb"])
+    score = shot.get("score")
+    assert score is not None, "screens.py reports the score of each shot"
+    for side, x in ((0, 2), (1, 128 - 7)):
+        filled = [lit(buf, x, 43 - 8 * k, x + 5, 43 - 8 * k + 5) == 25 for k in range(4)]
+        assert filled == [k < score[side] // 4 for k in range(4)], (side, score, filled)

@@ -275,6 +275,18 @@ class Screen:
         # dividers between the sides' columns
         for i in range(1, n):
             fb.vline(col * i, 17, 34, 1)
+        if m.rules.family == "saare" and n == 2:
+            # the rings (4 nakks = 1 ring; 4 rings win) as a gauge on each outer edge,
+            # filling from the bottom: what the players count, beside the nakks
+            for i in range(2):
+                rings = st.score[i] // 4
+                x = 2 if i == 0 else _W - 7
+                for k in range(4):
+                    y = 43 - 8 * k
+                    if k < rings:
+                        fb.fill_rect(x, y, 5, 5, 1)
+                    else:
+                        fb.rect(x, y, 5, 5, 1)
 
     def _list(self, ui):
         fb = self.fb

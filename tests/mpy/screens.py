@@ -99,6 +99,9 @@ class Box:
         for i in range(self.sides()):
             rings.append(hexlify(bytes(self.rings.ring(i))).decode())
         out = {"shot": name, "fb": hexlify(self.buf).decode(), "rings": rings}
+        m = self.table.match
+        if m is not None and m.st is not None:
+            out["score"] = list(m.st.score)
         for k in extra:
             out[k] = extra[k]
         print(json.dumps(out))
