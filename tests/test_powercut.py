@@ -117,6 +117,15 @@ def test_killing_the_simulator_is_a_power_cut(tmp_path):
                 if seen == k:
                     break
             p.kill()  # SIGKILL, wherever it is
+            p.wait()
+            # What it reported saved before the kill landed, still in the pipe
+            # (it runs ahead of this reader): saved too, and must be there.
+            for line in p.stdout:
+                w = line.split()
+                if w and w[0] == "saved":
+                    saved[int(w[1])] = int(w[2]) + 1
+                elif w and w[0] == "acked":
+                    acked.add(int(w[1]))
         finally:
             p.kill()
             p.wait()
