@@ -99,7 +99,7 @@ def _launch():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import mpyenv
     env["MICROPYPATH"] = ":".join((mpyenv.firmware_path(), os.path.join(root, "tests", "mpy"),
-                                   ".frozen"))
+                                   os.path.dirname(os.path.abspath(__file__)), ".frozen"))
     sys.exit(subprocess.run([exe, "-X", "heapsize=" + HEAP, os.path.abspath(__file__)],
                             env=env, cwd=root).returncode)
 
@@ -205,37 +205,6 @@ KINDS = (
     ("start_commit", "OK starting the match", SHORT_SEEN),
     ("confirm", "side press confirming the result", SIDE_SEEN),
 )
-
-
-class _Rng:
-    """xorshift32, integers only (as bench/bench_presses.py)."""
-
-    def __init__(self, seed):
-        self.s = (seed * 2654435761 + 12345) & 0xFFFFFFFF or 1
-
-    def next(self):
-        x = self.s
-        x ^= (x << 13) & 0xFFFFFFFF
-        x ^= x >> 17
-        x ^= (x << 5) & 0xFFFFFFFF
-        self.s = x
-        return x
-
-    def below(self, n):
-        return self.next() % n
-
-    def chance(self, p):
-        return self.below(1000000) < int(p * 1000000 + 0.5)
-
-    def pick(self, weights):
-        keys = sorted(weights)
-        ws = [int(weights[k] * 1000000 + 0.5) for k in keys]
-        r = self.below(sum(ws))
-        for i in range(len(keys)):
-            r -= ws[i]
-            if r < 0:
-                return keys[i]
-        return keys[-1]
 
 
 class _Clock:
@@ -620,7 +589,8 @@ def _presses(factor):
     for p in range(PASSES):
         if p:
             bench.next_pass()
-        rng = _Rng(SEED)
+        from bench_presses import Rng   # the same integer-only draws as the presses bench
+        rng = Rng(SEED)
         gc.collect()
         gc.disable()
         for _ in range(MATCHES):

@@ -148,6 +148,17 @@ def match_from_image(image):
     return lines, m
 
 
+def _print_events(lines):
+    """The events read back from a flash image, and their fold as `nakk score` prints it."""
+    print()
+    print("The match's %d events, read back from the flash image:" % len(lines))
+    for line in lines:
+        print("  " + line.decode())
+    print()
+    print("Folded as `nakk score` does:")
+    print(_score_text(lines))
+
+
 def _score_text(lines):
     """What `nakk score` prints for these events."""
     out = io.StringIO()
@@ -186,13 +197,7 @@ def _show_match(image, lines, m):
         print("No match on the flash image %s yet." % image)
         return
     print("\n".join(result_lines(m.summary())))
-    print()
-    print("The match's %d events, read back from the flash image:" % len(lines))
-    for line in lines:
-        print("  " + line.decode())
-    print()
-    print("Folded as `nakk score` does:")
-    print(_score_text(lines))
+    _print_events(lines)
 
 
 def cmd_sim(args):
@@ -375,13 +380,7 @@ def cmd_demo(args):
         print("Presses: %d for %d deals (%d bytes sent to the display)" % (len(keys), s["deals"], sent))
         if args.screenshot:
             print("Screenshot: %s" % args.screenshot)
-        print()
-        print("The match's %d events, read back from the flash image:" % len(lines))
-        for line in lines:
-            print("  " + line.decode())
-        print()
-        print("Folded as `nakk score` does:")
-        print(_score_text(lines))
+        _print_events(lines)
         if tmp is None:
             print()
             print("Look at the box yourself: nakk sim --image %s" % image)
