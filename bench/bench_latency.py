@@ -20,7 +20,7 @@ Figures printed:
    framebuf (pico_fakes) with the board's nakk.rings.Rings (3 rings, as
    main.py builds it). One sample is what App.on_event does up to its first
    frame: ui.handle(ev), screen.draw(ui, saving), board.show(mask), then
-   rings.dim(usb_host()), screen.leds(ui) and board.leds() when the rings
+   screen.leds(ui) and board.leds() when the rings
    changed. show() runs the board's own code; the SPI write is a memoryview
    copy into a 1 KiB sink and the pins are a builtin call (abs), so this is
    the Python side; the wire time is computed: bytes x 0.896 us (8.93 MHz),
@@ -291,7 +291,6 @@ class _Match:
         if mask:
             board.show(mask)
         t1 = time.ticks_us()
-        rings.dim(board.usb_host())
         lit = screen.leds(ui)
         if lit:
             board.leds()
@@ -341,7 +340,6 @@ class _Match:
         mask = screen.draw(ui, False, 0)
         if mask:
             board.show(mask)
-        rings.dim(board.usb_host())
         animated = screen.leds(ui)
         if animated:
             board.leds()
@@ -491,7 +489,7 @@ class _Bench:
         self.kind = bytearray(CAP)                # index into KINDS (len(KINDS): other)
         self.hnd = array("i", range(CAP))         # us: ui.handle
         self.disp = array("i", range(CAP))        # us: ui.handle + screen.draw + board.show
-        self.ring = array("i", range(CAP))        # us: rings.dim + screen.leds + board.leds
+        self.ring = array("i", range(CAP))        # us: screen.leds + board.leds
         self.mask = bytearray(CAP)                # pages sent
         self.lit = bytearray(CAP)                 # 1 when the rings were written
         self.alloc = array("i", range(CAP))       # heap bytes the press allocated
@@ -656,7 +654,7 @@ def _presses(factor):
           % (MATCHES, deals, npress, mix_from))
     print("  each press the fastest of %d identical passes; the collector off while a press is timed" % PASSES)
     print("  handle = ui.handle; draw = screen.draw + board.show (Python side); display = handle + draw;"
-          " rings = rings.dim + screen.leds + board.leds")
+          " rings = screen.leds + board.leds")
     print()
     print("unix port, us (median/max); pages sent (median/max); heap bytes the press allocates (mean, 64-bit port)")
     print("%-46s %4s | %9s | %9s | %9s | %9s | %5s | %6s" % ("kind", "n", "handle", "draw", "display", "rings",

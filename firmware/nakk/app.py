@@ -31,6 +31,7 @@ from nakk.render import Screen
 from nakk.table import Table
 
 FRAME_MS = const(50)
+_USB_FRAMES = const(20)   # frames between looks at the supply (1 s)
 _BEEP_SAVED = const(25)   # ms: an entry is on flash
 _BEEP_BAD = const(150)    # ms: a save failed, or an entry was refused
 
@@ -81,7 +82,7 @@ class App:
         self.handled = 0       # button events handled since boot
         self.resumed = resumed
         self.fault = None      # text of a task that died
-        self._had = None
+        self._assigned = self.ui.assignment is not None
         if self.journal.damaged:
             self.ui.say(U.W_SAVEFAIL, "journal")
         started = getattr(board, "started", None)
@@ -113,16 +114,12 @@ class App:
         mask = self.screen.draw(ui, self.table.pending is not None, self.waiting)
         if mask:
             self.sent += self.board.show(mask)
-        rings = self.board.rings
-        if rings is not None:
-            rings.dim(self.board.usb_host())
-            if self.screen.leds(ui):
-                self.board.leds()
+        if self.board.rings is not None and self.screen.leds(ui):
+            self.board.leds()
 
     def on_event(self, ev):
         """One button event, all the way to the screen (and the flash, unless the entry is held)."""
         ui = self.ui
-        self._had = ui.assignment
         pending = self.table.pending
         t = self.buttons.time
         ui.handle(ev, t)
@@ -163,12 +160,13 @@ class App:
         else:
             self.beep(_BEEP_SAVED)
         self.waiting = self.table.waiting()
-        if self._had is not None and ui.assignment is None:
+        if self._assigned and ui.assignment is None:
+            # the judge's assignment became this match: it is used once
+            self._assigned = False
             try:
                 os.remove(self.assignment_path)
             except OSError:
                 pass
-            self._had = None
         self.frame()
         # Collect now, while the players look at the new score, rather than
         # in the middle of the next press (~27 ms on the Pico, docs/latency.md).
@@ -193,12 +191,24 @@ class App:
             except Exception as e:   # report it and keep the box working
                 self._report("input", e)
 
+    def _check_usb(self):
+        # on the judge's USB the rings dim; reading the supply (a pin and an ADC on
+        # the Pico) belongs to the frames task, once a second, not to every frame
+        rings = self.board.rings
+        if rings is not None:
+            rings.dim(self.board.usb_host())
+
     async def _frames(self):
         ui = self.ui
         feed = self.board.feed
+        n = 0
         while True:
             await asyncio.sleep_ms(FRAME_MS)
             try:
+                n += 1
+                if n >= _USB_FRAMES:
+                    n = 0
+                    self._check_usb()
                 ui.tick()
                 self.frame()
             except Exception as e:
@@ -226,6 +236,7 @@ class App:
     async def run(self):
         asyncio.get_event_loop().set_exception_handler(self._died)
         self.buttons.start()
+        self._check_usb()
         self.frame()
         await asyncio.gather(self._input(), self._frames())
 

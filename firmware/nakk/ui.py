@@ -286,16 +286,20 @@ class Ui:
     def _snapshot(self):
         a = self.answers
         m = self.table.match
-        return (m.seq if m is not None else 0, self.mode, self.k, dict(a) if a else None, self.cursor, self.items, self.title, self.detail,
-                self._choices, self.fixed, self.steps, self._menu, self._undo_target, self.lang)
+        return (m.seq if m is not None else 0, self.mode, self.k, dict(a) if a else None, self.cursor, self.items,
+                self.title, self.detail, self._choices, self.fixed, self.steps, self._menu, self._undo_target)
 
     def _restore(self, s):
         m = self.table.match
         if self.table.pending is None and (m.seq if m is not None else 0) != s[0]:
             return                 # what the first press entered is already on flash: leave it
         self.table.drop()
+        self._put_back(s)
+
+    def _put_back(self, s):
+        """The screen state of a snapshot (only a side press or a menu changed it since)."""
         (seq, self.mode, self.k, a, self.cursor, self.items, self.title, self.detail,
-         self._choices, self.fixed, self.steps, self._menu, self._undo_target, self.lang) = s
+         self._choices, self.fixed, self.steps, self._menu, self._undo_target) = s
         self.answers = a if a is not None else {}
         self.version += 1
 
@@ -564,10 +568,7 @@ class Ui:
         if d is None or m is None or self.table.pending is not None or m.seq != d[0] or m.st.over:
             self.resync()
             return
-        (seq, self.mode, self.k, a, self.cursor, self.items, self.title, self.detail,
-         self._choices, self.fixed, self.steps, self._menu, self._undo_target, _lang) = d
-        self.answers = a if a is not None else {}
-        self.version += 1
+        self._put_back(d)
 
     # ------------------------------------------------------------ penalty
     def _enter_penalty(self):
