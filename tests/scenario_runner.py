@@ -12,7 +12,7 @@ import sys
 
 from nakk.event import EventError, encode, parse
 from nakk.match import Match
-from nakk.rules.sasku import team_match
+from nakk.teams import team_match
 
 
 def _roundtrip(ev):

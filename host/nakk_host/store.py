@@ -1,0 +1,126 @@
+"""The judge's database: one SQLite file (WAL, synchronous=FULL), schema versioned with PRAGMA user_version.
+
+Every part of the judge's side reads and writes through here: `nakk sync`
+stores results, the tournament commands add their own tables as further
+migrations, `nakk serve` only reads. A result is kept as the exact bytes the
+box stored (its canonical event lines joined by "\\n"), never re-serialised;
+everything shown is folded again from those bytes.
+
+Schema changes are migrations appended to MIGRATIONS: the list index + 1 is
+the user_version a database has once that migration ran. Never edit a
+migration that has shipped; add one.
+"""
+
+import json
+import os
+import sqlite3
+import time
+
+
+class StoreError(Exception):
+    """A database the judge's tool cannot use (not SQLite, newer schema, locked)."""
+
+
+# Each entry: (what it adds, SQL script). Index + 1 = user_version after it.
+MIGRATIONS = [
+    ("devices, results, alarms", """
+CREATE TABLE devices (
+    device_id   TEXT PRIMARY KEY,          -- machine.unique_id() of the box, hex ("sim-..." for a simulator)
+    fs_id       TEXT,                      -- the box's filesystem id when it was paired
+    key         BLOB,                      -- HMAC-SHA256 key given at pairing (32 bytes)
+    name        TEXT,                      -- what the judge calls the box (optional)
+    paired_at   TEXT,
+    last_seen   TEXT,
+    last_hello  TEXT                       -- the box's last hello, JSON
+);
+CREATE TABLE results (
+    id          INTEGER PRIMARY KEY,
+    result_id   TEXT NOT NULL UNIQUE,      -- "<fs_id>-<match_no>" from a box; "paper-<n>" typed in
+    source      TEXT NOT NULL,             -- 'box' | 'paper'
+    device_id   TEXT,
+    fs_id       TEXT,
+    match_no    INTEGER,
+    events      BLOB NOT NULL,             -- the exact stored bytes: canonical event lines, "\\n"-joined
+    sha256      TEXT NOT NULL,             -- hex SHA-256 of events
+    signature   TEXT,                      -- hex HMAC-SHA256 as the box sent it (NULL for paper)
+    status      TEXT NOT NULL,             -- 'verified' | 'flagged'
+    problems    TEXT NOT NULL DEFAULT '[]',-- JSON list of plain-words reasons when flagged
+    ruleset     TEXT,
+    tournament  TEXT,
+    table_no    INTEGER,
+    round_no    INTEGER,
+    room        INTEGER,
+    summary     TEXT NOT NULL,             -- JSON: the match folded again (totals, winner, bonuses, ...)
+    received_at TEXT NOT NULL
+);
+CREATE INDEX results_place ON results (tournament, round_no, table_no);
+CREATE TABLE alarms (
+    id          INTEGER PRIMARY KEY,
+    at          TEXT NOT NULL,
+    device_id   TEXT,
+    result_id   TEXT,
+    what        TEXT NOT NULL,             -- plain words: why this is an alarm
+    events      BLOB                       -- what was offered, kept for the judge
+);
+"""),
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def now():
+    """The judge's clock as stored: ISO 8601, local time, seconds."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def open_db(path="nakk.db", create=True):
+    """Open (and migrate) the judge's database. Raises StoreError in plain words."""
+    exists = os.path.exists(path)
+    if not exists and not create:
+        raise StoreError("%s: no such database (run `nakk sync` first, or name it with --db)" % path)
+    if exists:
+        with open(path, "rb") as f:
+            head = f.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise StoreError("%s is not a Nakk database (it is not an SQLite file); name another with --db" % path)
+    try:
+        conn = sqlite3.connect(path, timeout=10)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        _migrate(conn, path)
+    except sqlite3.DatabaseError as e:
+        raise StoreError("%s: %s" % (path, e)) from None
+    return conn
+
+
+def _migrate(conn, path):
+    have = conn.execute("PRAGMA user_version").fetchone()[0]
+    if have > SCHEMA_VERSION:
+        raise StoreError("%s was written by a newer nakk (schema %d, this one knows %d): update nakk"
+                         % (path, have, SCHEMA_VERSION))
+    if have == 0:
+        tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+        if tables:
+            raise StoreError("%s is an SQLite file of something else, not a Nakk database" % path)
+    for i in range(have, SCHEMA_VERSION):
+        # one transaction per migration: a crash leaves the previous version whole
+        conn.executescript("BEGIN;" + MIGRATIONS[i][1] + "PRAGMA user_version=%d; COMMIT;" % (i + 1))
+
+
+def result_row(row):
+    """A results row as a plain dict, with summary and problems decoded."""
+    d = dict(row)
+    d["summary"] = json.loads(d["summary"])
+    d["problems"] = json.loads(d["problems"])
+    return d
+
+
+def results(conn, tournament=None):
+    """Every stored result (optionally of one tournament), oldest first."""
+    if tournament is None:
+        rows = conn.execute("SELECT * FROM results ORDER BY id")
+    else:
+        rows = conn.execute("SELECT * FROM results WHERE tournament=? ORDER BY id", (tournament,))
+    return [result_row(r) for r in rows]
