@@ -132,9 +132,9 @@ def _bench():
     from nakk.board import pico
     b = pico.build(watchdog=False)
     F.RECORD[0] = False
-    b.rings.nakks(0, 7)
-    b.rings.nakks(1, 3)
-    b.rings.nakks(2, 12)
+    b.rings.units(0, 7, 4)
+    b.rings.units(1, 3, 4)
+    b.rings.units(2, 12, 4)
 
     def shows(mask):
         for _ in range(100):

@@ -48,7 +48,7 @@ _SAVE_W = const(68)
 
 
 # what the score screen may show besides the match's own names and labels
-_WORDS = (U.W_DEAL, U.W_BOARD, U.W_SHUFFLES, U.W_WINNER, U.W_OVER, U.W_DRAW, U.W_JUDGE,
+_WORDS = (U.W_SHUFFLES, U.W_WINNER, U.W_OVER, U.W_DRAW, U.W_JUDGE,
           U.W_CONFIRM, U.W_DISPUTE, U.W_SAVING)
 _MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C")
 
@@ -106,6 +106,7 @@ class Screen:
         lang = ui.lang
         for w in _WORDS:
             font.text(self._scratch, w[lang], 0, 0)
+        font.text(self._scratch, m.rules.counter_word[lang], 0, 0)
         st = m.st
         for i in range(st.seats):
             font.text(self._scratch, U.seat_name(i, st.sides), 0, 0)
@@ -136,7 +137,7 @@ class Screen:
         score = base
         if m is not None and m.st is not None:
             st = m.st
-            head = _mix(_mix(_mix(head, st.deals), st.shuffler), len(st.boards) if st.boards is not None else 0)
+            head = _mix(_mix(_mix(head, st.deals), st.shuffler), m.rules.count(st))
             head = _mix(head, 1 if st.over else 0)
             score = self._score_sig(score, m)
             names = _mix(names, 1 if st.over else 0)
@@ -191,15 +192,11 @@ class Screen:
                 sd = m.setup["sides"][st.winner]
                 font.text(fb, sd.get("name", sd["id"]), x, 0, max_w=56 - x)
             else:
-                font.text(fb, U.W_OVER[lang] if st.ended != "shared" else U.W_DRAW[lang], 0, 0, max_w=56)
+                font.text(fb, U.W_DRAW[lang] if st.ended in m.rules.draws else U.W_OVER[lang], 0, 0, max_w=56)
         elif m is not None and m.st is not None:
             st = m.st
-            if st.boards is not None:
-                x = font.text(fb, U.W_BOARD[lang], 0, 0)
-                font.text(fb, m.rules.next_board(st) if not st.over else len(st.boards), x, 0)
-            else:
-                x = font.text(fb, U.W_DEAL[lang], 0, 0) + 4
-                font.text(fb, st.deals + (0 if st.over else 1), x, 0)
+            x = font.text(fb, m.rules.counter_word[lang], 0, 0) + 4
+            font.text(fb, m.rules.count(st), x, 0)
             if not st.over:
                 seat = U.seat_name(st.shuffler, st.sides)
                 x = 127 - font.width(seat)
@@ -275,11 +272,13 @@ class Screen:
         # dividers between the sides' columns
         for i in range(1, n):
             fb.vline(col * i, 17, 34, 1)
-        if m.rules.family == "saare" and n == 2:
-            # the rings (4 nakks = 1 ring; 4 rings win) as a gauge on each outer edge,
-            # filling from the bottom: what the players count, beside the nakks
+        if n == 2:
+            # the ruleset's gauge of four boxes on each outer edge, filling from the
+            # bottom (Saare mäng: its rings, 4 nakks each), beside the score
             for i in range(2):
-                rings = st.score[i] // 4
+                rings = m.rules.gauge(st, i)
+                if rings < 0:
+                    continue
                 x = 2 if i == 0 else _W - 7
                 for k in range(4):
                     y = 43 - 8 * k
@@ -431,8 +430,7 @@ class Screen:
                 r.off(i)
             return True
         st = m.st
-        saare = m.rules.family == "saare"
-        target = m.cfg.get("target")
+        rules = m.rules
         for i in range(n):
             if ui.faults & (1 << i):
                 r.fault(i, self.frame)
@@ -440,13 +438,6 @@ class Screen:
                 r.off(i)
             elif st.over and st.winner == i:
                 r.celebrate(i, self.frame)
-            elif saare:
-                r.nakks(i, st.score[i])
-            elif target:
-                r.progress(i, st.score[i] + (st.bonus[i] if st.over else 0), target)
-            elif st.boards is not None:
-                lo, hi = st.board_range
-                r.progress(i, len(st.boards), hi - lo + 1)
             else:
-                r.off(i)
+                rules.ring(r, i, st, m.cfg)      # what the game shows: nakks, progress to a target, boards
         return True

@@ -7,14 +7,22 @@ Exit status: 0 scored, 2 an invalid event (its line, field and reason on stderr)
 
 import sys
 
+from nakk import rules as _rules
 from nakk.event import SIDES, encode
 from nakk.match import read_lines
 
-_ENDED = {
-    "target": "reached the target", "penalty": "a penalty reached the target", "sohk": "sohk (partii forfeited)",
-    "boards": "all boards played", "forfeit": "forfeit", "closed": "closed by the judge",
-    "disqualified": "a side was disqualified", "shared": "shared win",
-}
+
+def ending(summary):
+    """How a finished match ended, in the judge's words (its ruleset's)."""
+    return _rules.get(summary["ruleset"]).ending(summary["ended"])
+
+
+def no_winner(summary):
+    """Why a finished match has no winner, when its ruleset says so for this ending (else None)."""
+    for row in _rules.get(summary["ruleset"]).no_winner:
+        if row[0] == summary["ended"]:
+            return row[1]
+    return None
 
 
 def _pad(s, n):
@@ -46,7 +54,7 @@ def table(summary):
             row += _rpad(s["marks"][i], 9)
         lines.append(row)
     if s["over"]:
-        why = _ENDED.get(s["ended"], s["ended"])
+        why = ending(s)
         if s["winner"] is not None:
             lines.append("over (%s): winner %s %s" % (why, s["winner"], names[SIDES.index(s["winner"])]))
         else:

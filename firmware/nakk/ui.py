@@ -93,9 +93,7 @@ W_TABLE = ("Laud", "Table")
 W_ROUND = ("Voor", "Round")
 W_ROOM = ("Ruum", "Room")
 W_FIRST = ("Esimene segaja", "First to shuffle")
-W_DEAL = ("Jagu", "Deal")
 W_SHUFFLES = ("Segab ", "Shuffles ")
-W_BOARD = ("Jagu ", "Board ")
 W_HOLD_OK = ("Hoia OK", "Hold OK")
 
 # Menu item kinds
@@ -191,7 +189,9 @@ class Ui:
         self._undo_target = None
         self._chord = None         # (side button, time, snapshot) of the last side press
         self._detour = None        # the deal entry as it was when a menu or list opened over it
-        self._form_of = None       # the match whose plain deal form is in fixed/steps
+        self._form_of = None       # (match, form key, steps) of the deal form in fixed/steps
+        self._lists = {}           # step index -> (choices offered, their labels), for steps without conditions
+        self._lists_of = None      # the steps those lists belong to
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout]
         self.chord_ms = chord_ms
         self.mode = START
@@ -403,12 +403,13 @@ class Ui:
         m = self.table.match
         self.mode = ENTRY
         st = m.st
-        if st.chain == 0 and st.boards is None and self._form_of is m:
-            # the same questions as last deal (no pokk replay, no board number): no new form
-            pass
-        else:
+        key = m.rules.form_key(st)
+        f = self._form_of
+        if key is None or f is None or f[0] is not m or f[1] != key or f[2] is not self.steps:
+            # not the questions of the last deal (or a take-back put other steps on
+            # screen since): the ruleset's form for this one
             self.fixed, self.steps = m.rules.form(st, m.cfg)
-            self._form_of = m if st.chain == 0 and st.boards is None else None
+            self._form_of = (m, key, self.steps) if key is not None else None
         self.answers = {}
         self.k = 0
         self._enter_step(0)
@@ -426,20 +427,22 @@ class Ui:
 
     def _enter_step(self, cursor):
         """Show step k (skipping steps with nothing to offer); commit when past the last."""
+        if self._lists_of is not self.steps:
+            self._lists = {}
+            self._lists_of = self.steps
         while self.k < len(self.steps):
             st = self.steps[self.k]
-            offered = st.get("_offered")          # a step without conditions: its lists, made once
-            if offered is None:
+            made = self._lists.get(self.k)       # a step without conditions: its lists, made once
+            if made is None:
                 offered = self._offered(st)
                 labels = [c["label"] for c in offered]
                 for c in st["choices"]:
                     if "when" in c:
                         break
                 else:
-                    st["_offered"] = offered
-                    st["_labels"] = labels
+                    self._lists[self.k] = (offered, labels)
             else:
-                labels = st["_labels"]
+                offered, labels = made
             if offered:
                 self._choices = offered
                 self._list(st["label"], labels, cursor)
@@ -804,21 +807,10 @@ class Ui:
         return _SUBMITTED
 
     def _describe(self, ev):
-        """An entry in the players' words, e.g. "#12 jagu: Ruutu B, Jänn A" (what the undo names)."""
+        """An entry in the players' words (the ruleset's), e.g. "#12 jagu: Ruutu B, Jänn A"."""
         m = self.table.match
-        lang = self.lang
-        labels = {}
-        steps = self.steps
-        if m is not None and m.rules is not None:
-            if not steps:
-                steps = m.rules.form(m.st, m.cfg)[1]
-            for row in m.rules.offences + m.rules.redeal_reasons:
-                labels[row[0]] = row[1 + lang]
-        for stp in steps or ():
-            for c in stp["choices"]:
-                if isinstance(c["value"], str):
-                    labels[c["value"]] = c["label"][lang]
-        return describe(ev, lang, labels)
+        steps = self.steps or m.rules.form(m.st, m.cfg)[1]
+        return m.rules.describe(ev, self.lang, steps)
 
     # ------------------------------------------------------------ for render
     def choice_text(self):
@@ -841,29 +833,3 @@ def _assignment_text(a):
 def _error_text(e):
     """The rules' reason (English: the rules speak the judge's language), with the field."""
     return "%s: %s" % (e.field, e.reason) if e.field else e.reason
-
-
-_TYPES = {"deal": ("jagu", "deal"), "redeal": ("uus jagamine", "redeal"), "penalty": ("karistus", "penalty"),
-          "adjust": ("parandus", "adjustment"), "forfeit": ("loobumine", "forfeit")}
-
-
-_PAIRS = (("game", "maker"), ("contract", "maker"), ("bid", "bidder"), ("result", "winner"),
-          ("offence", "by"), ("reason", None), ("by", None))
-
-
-def describe(ev, lang, labels=None):
-    """A short line for an entry, e.g. "#12 jagu: Ruutu B, Jänn A"; labels: value -> words."""
-    t = ev["type"]
-    labels = labels or {}
-    parts = []
-    used = []
-    for what, who in _PAIRS:
-        if what in ev and what not in used and ev[what] is not None:
-            used.append(what)
-            v = ev[what]
-            v = labels.get(v, str(v)) if isinstance(v, str) else str(v)
-            if who is not None and who in ev and ev[who] is not None:
-                used.append(who)
-                v += " " + str(ev[who])
-            parts.append(v)
-    return "#%d %s: %s" % (ev["seq"], _TYPES.get(t, (t, t))[lang], ", ".join(parts))
