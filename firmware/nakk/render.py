@@ -6,7 +6,7 @@ Python is the slow part on the Pico, see docs/latency.md):
   head   page 0     deal number and who shuffles; "saving"; results waiting (↑n)
   names  page 1     the side names (and end bonuses)             } or one list / question
   score  pages 2-6  32 px digits (2x text for a score too wide    } over pages 1-6
-                    for its column), dividers, karvane marks
+                    for its column), dividers, marks (the ruleset's: karvane)
   foot   page 7     the step being entered with its answer under the cursor, or a message;
                     while a button is stuck (and no message is up), which one
 Each region has a signature: a small integer built from the values it shows
@@ -439,5 +439,5 @@ class Screen:
             elif st.over and st.winner == i:
                 r.celebrate(i, self.frame)
             else:
-                rules.ring(r, i, st, m.cfg)      # what the game shows: nakks, progress to a target, boards
+                rules.ring(r, i, st, m.cfg)      # what the game shows on it is the ruleset's
         return True

@@ -28,7 +28,7 @@ LEDS = const(16)
 
 # Nominal colours 0xRRGGBB at full level; the brightness level scales them.
 NAKK = const(0xFF7000)      # amber: one LED per unit (a nakk), or per 1/16 of the target
-_RINGMARK = const(0xFFD070)  # the last unit of a group (4 nakks, a ring): a paler shade
+_RINGMARK = const(0xFFD070)  # the last unit of a group: a paler shade
 OVER = const(0x00A0FF)      # above 16 units / above the target: blue, again from 0
 NEGATIVE = const(0x600000)  # below zero: dim red, running anticlockwise from 0
 FAULT = const(0xFF0000)
@@ -155,8 +155,8 @@ class Rings:
     # ---- modes
 
     def units(self, i, n, group):
-        """n units (Saare mäng's nakks), one LED each from position 0; the last of every
-        group (a ring of 4 nakks) paler, and where a group ends faintly marked while unlit.
+        """n units (the ruleset's, e.g. nakks), one LED each from position 0; the last of
+        every group paler, and where a group ends faintly marked while unlit.
 
         Above the LEDs the ring stays full and the units over light blue from
         position 0 again; below zero, dim red anticlockwise."""

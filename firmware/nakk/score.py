@@ -44,8 +44,9 @@ def table(summary):
     names = s["sides"]
     width = max(8, max(len(n) for n in names) + 2)
     head = _pad("side", 6) + _pad("name", width) + _rpad("score", 7) + _rpad("bonus", 7) + _rpad("final", 7)
+    rules = _rules.get(s["ruleset"])
     if "marks" in s and any(s["marks"]):
-        head += _rpad("karvane", 9)
+        head += _rpad(rules.marks_word, 9)
     lines.append(head)
     for i in range(len(names)):
         row = _pad(SIDES[i], 6) + _pad(names[i], width) + _rpad(s["score"][i], 7) + \
@@ -62,9 +63,7 @@ def table(summary):
     else:
         lines.append("not over: %s shuffles next (seat %d)" % (
             SIDES[s["shuffler"] % len(names)], s["shuffler"]))
-    if s.get("pokk"):
-        lines.append("pokk: %d waiting for the replay (%s, maker %s)" % (
-            s["pokk"], s["replay"]["game"], s["replay"]["maker"]))
+    lines.extend(rules.notes(s))
     if any(s.get("deductions", ())):
         lines.append("deductions from the tournament result: " + ", ".join(
             "%s %d" % (SIDES[i], s["deductions"][i]) for i in range(len(names)) if s["deductions"][i]))

@@ -134,7 +134,7 @@ _SEATS = {2: ("A1", "B1", "A2", "B2"), 3: ("A1", "B1", "C1", "A2", "B2", "C2")}
 
 
 def seat_name(seat, sides):
-    """Seat s belongs to side s % sides; A1 B1 A2 B2 (C1 C2 in Schmier).
+    """Seat s belongs to side s % sides; A1 B1 A2 B2 (C1 C2 with three sides).
     From a table for the boxes that exist: render draws it on every deal, so it must not allocate."""
     names = _SEATS.get(sides)
     if names is not None and 0 <= seat < len(names):
@@ -148,7 +148,7 @@ class Ui:
         """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default time);
         on_lang(lang): called when the players switch the language (the app saves it);
         sound, on_sound(sound): the beep on a saved entry, and when it is switched;
-        max_sides: side buttons the box has (a four-player box without C: no Schmier);
+        max_sides: side buttons the box has (a four-player box without C: no three-side game);
         assignment: the setup fields the judge pushed for the next match, or None;
         chord_ms: a different side button this soon after another takes both back
         (the app passes CHORD_MS and holds entries that long before flushing;
@@ -492,7 +492,7 @@ class Ui:
 
     def _rest(self, c):
         """OK on a step that allows it: this step and every later one like it go to the side
-        already named in the `rest` field (Schmier: the rest of the points to the bidder)."""
+        already named in the `rest` field (e.g. the rest of the points to the bidder)."""
         field = self.steps[self.k].get("rest")
         who = self.answers.get(field)
         if who is None:
@@ -721,7 +721,7 @@ class Ui:
         self._start_step()
 
     def _games(self):
-        """The rulesets this box can play: Schmier needs the third side button."""
+        """The rulesets this box can play: a three-side game needs the third side button."""
         return [_rules.NAMES[i] for i in range(len(_rules.NAMES)) if _rules.SIDES[i] <= self.max_sides]
 
     def _start_steps(self):
@@ -807,7 +807,7 @@ class Ui:
         return _SUBMITTED
 
     def _describe(self, ev):
-        """An entry in the players' words (the ruleset's), e.g. "#12 jagu: Ruutu B, Jänn A"."""
+        """An entry in the players' words (the ruleset's describe())."""
         m = self.table.match
         steps = self.steps or m.rules.form(m.st, m.cfg)[1]
         return m.rules.describe(ev, self.lang, steps)

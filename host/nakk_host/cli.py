@@ -392,7 +392,7 @@ def add_demo(sub):
                        description="Play a whole scripted match on the simulator, with nobody at the keyboard, "
                        "and print the final screen, the score, the winner, the number of presses and the match's "
                        "events as read back from the simulator's flash.")
-    p.add_argument("--ruleset", choices=rules_pkg.NAMES, default="saare-2020", help="the game (default: %(default)s)")
+    p.add_argument("--ruleset", choices=rules_pkg.NAMES, default=rules_pkg.NAMES[0], help="the game (default: %(default)s)")
     p.add_argument("--image", help="flash image file to play on (default: a fresh temporary one)")
     p.add_argument("--screenshot", nargs="?", const="nakk-demo.png", metavar="FILE.png",
                    help="write a PNG of the final screen and rings (default name: %(const)s)")

@@ -212,6 +212,7 @@ class Ruleset:
     endings = ()            # (ended, the judge's words) of this game's own endings
     draws = ()              # `ended` values that are a draw (over, no winner, nobody lost)
     no_winner = ()          # (ended, the judge's words) for endings that have no winner by design
+    marks_word = "marks"    # what the marks under a score are, in the judge's words
 
     def setting(self, key):
         for s in self.settings:
@@ -292,6 +293,10 @@ class Ruleset:
 
     def summarize(self, st, out):
         """Add this game's own fields to a match summary (out, a dict)."""
+
+    def notes(self, summary):
+        """Lines for the judge about this game's own state in a summary (`nakk score`)."""
+        return ()
 
     def ending(self, ended):
         """How a match ended, in the judge's words."""

@@ -78,6 +78,7 @@ class Saare(Ruleset):
     unit = ("nakk", "nakk")
     deal_words = (("game", "maker"), ("result", "winner"))
     endings = (("sohk", "sohk (partii forfeited)"),)
+    marks_word = "karvane"
 
     def __init__(self, name, title, games, year2020):
         self.name = name
@@ -354,6 +355,12 @@ class Saare(Ruleset):
 
     def ring(self, rings, i, st, cfg):
         rings.units(i, st.score[i], NAKKS_PER_RING)
+
+    def notes(self, s):
+        if s.get("pokk"):
+            return ("pokk: %d waiting for the replay (%s, maker %s)" % (
+                s["pokk"], s["replay"]["game"], s["replay"]["maker"]),)
+        return ()
 
     def summarize(self, st, out):
         out["rings"] = [s // NAKKS_PER_RING for s in st.score]
