@@ -23,11 +23,7 @@ What other tasks may use (the link, the simulator's control channel):
   settled()           no event queued, no entry unsaved, no button held
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 import asyncio
 import gc
@@ -35,6 +31,7 @@ import os
 
 from nakk import font
 from nakk import ui as U
+from nakk import words as W
 from nakk.buttons import PRESS, Buttons, at, kind, span
 from nakk.event import EventError, parse
 from nakk.journal import Journal
@@ -85,7 +82,7 @@ class App:
         self.fault = None      # text of a task that died
         self._assigned = self.ui.assignment is not None
         if self.journal.damaged:
-            self.ui.say(U.W_SAVEFAIL, "journal")
+            self.ui.say(W.SAVEFAIL, "journal")
 
     # ------------------------------------------------------------ settings
     def _save_settings(self, _value=None):
@@ -94,7 +91,7 @@ class App:
         s.lang = ui.lang
         s.sound = ui.sound
         if not s.save():
-            ui.say(U.W_SAVEFAIL)
+            ui.say(W.SAVEFAIL)
             self.beep(_BEEP_BAD)
 
     def _assignment(self):
@@ -151,7 +148,7 @@ class App:
             return
         if not self.table.flush():
             ui.resync()
-            ui.say(U.W_SAVEFAIL, self.table.error or "")
+            ui.say(W.SAVEFAIL, self.table.error or "")
             self.beep(_BEEP_BAD)
         else:
             self.beep(_BEEP_SAVED)
@@ -220,7 +217,7 @@ class App:
         except (AttributeError, ImportError):
             pass
         try:
-            self.ui.say(("Viga", "Error"), self.fault)
+            self.ui.say(W.ERROR, self.fault)
             self.frame()
         except Exception:
             pass

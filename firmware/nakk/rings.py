@@ -18,11 +18,7 @@
 # clockwise as the player sees the ring (reverse=True if the strip runs the
 # other way). Integers only; no method allocates.
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 LEDS = const(16)
 
