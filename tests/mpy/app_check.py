@@ -26,10 +26,9 @@ import framebuf
 from nakk import app as A
 from nakk.board import simpins as S
 from nakk.board.blockdev import mount_image
+from nakk.buttons import NAMES
 from nakk.event import encode
 from nakk.rings import Rings
-
-NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
 
 
 class TestBoard:
