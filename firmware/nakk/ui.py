@@ -83,9 +83,8 @@ class Ui:
         chord_ms: a different side button this soon after another takes both back
         (the app passes CHORD_MS and holds entries that long before flushing;
         0, the default for scripted use, turns it off)."""
-        if clock is None:
-            from nakk.compat import clock as default_clock
-            clock = default_clock()
+        from nakk.compat import clock as ticks
+        clock = ticks(clock)
         self.table = table
         self._ms = clock.ticks_ms
         self._diff = clock.ticks_diff
