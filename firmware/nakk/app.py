@@ -236,6 +236,7 @@ class App:
     def journal_changed(self):
         """The journal changed under the table (the link's ack compacted a match away):
         count the waiting results again and, if the match in play is gone, show what is left."""
+        self.flush()                  # an entry held for the chord window goes to flash first
         if self.table.reload():
             self.ui.resync()
         self.waiting = self.table.waiting()
