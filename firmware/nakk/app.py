@@ -233,8 +233,17 @@ class App:
         # the global handler: any other task that dies is reported, never silent
         self._report(context.get("message", "task"), context.get("exception"))
 
+    # ------------------------------------------------------------ the judge's link (nakk/link.py)
+    def journal_changed(self):
+        """The link changed the journal under the table (an ack compacted a match away)."""
+        self.waiting = self.table.waiting()
+        self.frame()
+
     async def run(self):
         asyncio.get_event_loop().set_exception_handler(self._died)
+        from nakk.link import Link
+        self.link = Link(self, self.board)
+        self.link.start()
         self.buttons.start()
         self._check_usb()
         self.frame()

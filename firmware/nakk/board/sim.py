@@ -130,6 +130,10 @@ class SimSerial(_Stream):
     def any(self):
         return self._n
 
+    def room(self):
+        """Bytes the receive buffer can still take."""
+        return len(self._buf) - self._n
+
     def _put(self, c):
         size = len(self._buf)
         if self._n == size:
@@ -347,6 +351,10 @@ class SimBoard:
             if not ready:
                 await asyncio.sleep_ms(_IDLE_MS)
                 continue
+            if self.serial.room() < _LINE_MAX // 2:
+                # USB flow control: the host's writes wait while the box has not read its input
+                await asyncio.sleep_ms(1)
+                continue
             taken = 0
             while ready and taken < _READ_MAX:
                 if not stdin.readinto(one):
@@ -363,6 +371,8 @@ class SimBoard:
                             self._text(b"E control line failed: %s\n" % repr(e).encode())
                     n = 0
                     over = False
+                    if self.serial.room() < _LINE_MAX // 2:
+                        break
                 elif n < _LINE_MAX:
                     if c != 13:
                         line[n] = c
