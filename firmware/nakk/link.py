@@ -9,11 +9,12 @@ What it needs (the seams, documented in board/__init__.py and app.py):
   board.device_id() the box's id; board.request_maintenance() (optional:
                     write the flag and reset; absent on the simulator)
   app.journal, app.table, app.assignment_path
+  app.spawn(coro)         run the link's task beside the app's, under its exception handler
   app.journal_changed()   the journal changed under the table (an ack
                           compacted a match away)
-  app.offer(assignment)   an assignment arrived: show it on the start screen
-  app.ask(question, answer) put a yes/no question to the players (pairing:
-                          "Hoia OK"); answer(True/False) is called once
+  app.assignment_changed()  assignment.json was written: offered at once
+  app.ask(words, on_answer, timeout_ms)  a question on the box (pairing:
+                          "Hoia OK"); on_answer(True) on a long OK, else False
 
 I/O rules (DESIGN.md, "The serial link"): input is polled, and only the
 bytes that are there are read, into a fixed buffer; a line longer than
@@ -48,8 +49,7 @@ _DATA_MAX = const(1400)   # escaped bytes of match data per `get` response (fits
 _KEY_MAGIC = b"nakk-key 1 "
 _MREPL = b"\r\x03\r\x01"  # mpremote: interrupt, then raw REPL
 
-_Q_PAIR = ("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?")
-_A_PAIR = ("Hoia OK", "Hold OK")
+_Q_PAIR = ("Paarida kohtuniku arvutiga? Hoia OK", "Pair with the judge's laptop? Hold OK")
 
 _ASSIGN_FIELDS = ("tournament", "table", "round", "ruleset", "settings", "sides", "seats",
                   "first_shuffler", "boards", "room", "clock", "note")
@@ -125,8 +125,11 @@ class Link:
             micropython.kbd_intr(-1)   # Ctrl-C is a byte like any other: the link owns the port
         except (ImportError, AttributeError):
             pass
-        self.task = asyncio.create_task(self.run())
-        return self.task
+        spawn = getattr(self.app, "spawn", None)
+        if spawn is not None:
+            spawn(self.run())
+        else:
+            self.task = asyncio.create_task(self.run())
 
     async def run(self):
         while True:
@@ -144,7 +147,7 @@ class Link:
             self._take(got)
         else:
             got = 0
-        if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS:
+        if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS + 5000:
             self._paired(False)
         if self._out:
             self._flush()
@@ -407,9 +410,9 @@ class Link:
         clock = a.get("clock")
         if isinstance(clock, int) and clock > 0:
             self.clock_offset = clock - int(time.time())
-        offer = getattr(self.app, "offer", None)
-        if offer is not None:
-            offer(a)
+        changed = getattr(self.app, "assignment_changed", None)
+        if changed is not None:
+            changed()
         return {"assigned": True}
 
     def c_pair(self, rid, obj):
@@ -429,9 +432,7 @@ class Link:
         if self._pair is not None:
             raise _Refuse(proto.E_BUSY, "a pairing is already waiting for the players")
         self._pair = [rid, key, nonce, time.ticks_ms()]
-        if not ask(_Q_PAIR, _A_PAIR, self._paired):
-            self._pair = None
-            raise _Refuse(proto.E_BUSY, "the box is busy: finish the entry at the table first")
+        ask(_Q_PAIR, self._paired, PAIR_MS)
         return None     # the answer comes when the players have answered
 
     def _paired(self, yes):

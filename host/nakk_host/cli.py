@@ -404,7 +404,12 @@ def add_demo(sub):
 
 # ---------------------------------------------------------------- main
 
-COMMANDS = (add_score, add_rules, add_sim, add_demo)
+def _judge_commands():
+    from nakk_host import judge
+    return judge.COMMANDS
+
+
+COMMANDS = (add_score, add_rules, add_sim, add_demo) + _judge_commands()
 
 
 def parser():
