@@ -288,7 +288,11 @@ class SimBoard:
         self.bdev = None
 
     def device_id(self):
-        return "sim"
+        """"sim-" and 12 hex digits of the image file's path: each simulated box is its own
+        device (as a Pico's unique_id), and keeps its id when its image is formatted anew."""
+        import hashlib
+        h = hashlib.sha256(self.image.encode()).digest()
+        return "sim-" + "".join(["%02x" % b for b in h[:6]])
 
     def buzz(self, ms):
         pass
