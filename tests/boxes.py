@@ -65,7 +65,7 @@ def fill(image, count=1, key=None, seed=1, match=None):
     finally:
         os.remove(lines)
     if r.returncode != 0:
-        raise RuntimeError("fill_journal failed: %s" % r.stderr[-2000:])
+        raise RuntimeError("fill_journal failed: %s%s" % (r.stdout[-1000:], r.stderr[-2000:]))
     words = r.stdout.split()
     return words[0], [int(x) for x in words[1:]]
 

@@ -38,7 +38,7 @@ import time
 
 from nakk import VERSION, proto, record
 from nakk.event import EventError, encode, parse
-from nakk.journal import write_atomic
+from nakk.journal import READ_BUF, write_atomic
 from nakk.sign import KEY_LEN, eq, hmac_sha256
 
 POLL_MS = const(10)       # how often the port is looked at while it is quiet
@@ -78,8 +78,13 @@ class Link:
         self.key_path = self.journal.root + "/key"
         self.key = self._load_key()
         self.device = board.device_id()
+        # Every buffer a frame needs is made here, at boot: by the time the judge
+        # comes, a box with many matches on flash has a fragmented heap
         self._rx = bytearray(_RX)
         self._line = bytearray(proto.MAX_LINE + 2)
+        self._rbuf = bytearray(READ_BUF)   # reading a match from flash
+        self._data = bytearray(_DATA_MAX)  # one `get` response's data
+        encode({})                         # nakk.event's encode buffer, made now
         self._n = 0            # bytes of the current line
         self._over = False     # the current line ran past the cap: dropped
         self._seq = 0          # how much of _MREPL came last, outside a frame
@@ -157,7 +162,13 @@ class Link:
         out = self._out
         write = self.serial.write
         while out:
-            write(out.pop(0))
+            f = out.pop(0)
+            if isinstance(f, tuple):       # (body, tail) of a long frame: never joined in RAM
+                write(proto.MARK)
+                write(f[0])
+                write(f[1])
+            else:
+                write(f)
         if self._reset:
             self._reset = False
             self.board.request_maintenance()
@@ -215,7 +226,7 @@ class Link:
                               % (cmd, proto.VERSION, " ".join(proto.COMMANDS)))
             resp = h(self, rid, obj)
             if resp is not None:
-                self._send(proto.reply(rid, resp))
+                self._send(proto.reply_parts(rid, resp))
             self.frames += 1
         except proto.ProtoError as e:
             self._error(rid, e.code, e.why)
@@ -258,7 +269,7 @@ class Link:
         size = 0
         count = 0
         m = Match(lambda: (parse(r) for r in j.records(n)))
-        for kind, p in j.records(n, kinds=True):
+        for kind, p in j.records(n, kinds=True, buf=self._rbuf):
             if kind == record.ACK:
                 continue
             if count:
@@ -275,12 +286,14 @@ class Link:
         return g
 
     def _chunk(self, n, off):
-        """The bytes of match n's stored data from off: at most _DATA_MAX once escaped in JSON."""
-        out = bytearray()
+        """The bytes of match n's stored data from off (at most _DATA_MAX once escaped in JSON),
+        as a str."""
+        out = self._data
+        k = 0
         pos = 0
         budget = _DATA_MAX
         first = True
-        for kind, p in self.journal.records(n, kinds=True):
+        for kind, p in self.journal.records(n, kinds=True, buf=self._rbuf):
             if kind == record.ACK:
                 continue
             if not first:
@@ -293,12 +306,13 @@ class Link:
                     c = p[i]
                     cost = 2 if c == 0x22 or c == 0x5C else 1
                     if cost > budget:
-                        return out
+                        return bytes(out[:k]).decode()
                     budget -= cost
-                    out.append(c)
+                    out[k] = c
+                    k += 1
                     i += 1
             pos = end
-        return out
+        return bytes(out[:k]).decode()
 
     def _need_key(self):
         if self.key is None:
@@ -347,7 +361,7 @@ class Link:
             raise _Refuse(proto.E_BAD, "off: past the end (%d bytes)" % g[2])
         data = self._chunk(n, off)
         out = {"n": n, "rid": g[1], "off": off, "size": g[2], "sha256": g[3],
-               "data": data.decode(), "end": off + len(data) >= g[2]}
+               "data": data, "end": off + len(data) >= g[2]}
         if off == 0:
             out["sig"] = _hex(hmac_sha256(self.key, proto.result_msg(g[1], g[3])))
             out["final"] = g[5]

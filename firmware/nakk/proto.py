@@ -69,15 +69,22 @@ def _crc_hex(body):
     return bytes(out)
 
 
-def encode_frame(obj):
-    """The frame (bytes, ending in "\\n") for a dict; ProtoError(E_TOO_LONG) if it would not fit."""
+def frame_parts(obj):
+    """(body, tail) of the frame for a dict: written after MARK, they are the frame (the box
+    writes the three pieces one after the other rather than joining 2 KB in RAM)."""
     try:
         body = encode(obj)
     except EventError as e:
         raise ProtoError(E_BAD, "cannot encode the frame: " + e.reason)
     if len(body) + len(MARK) + _TAIL > MAX_LINE:
         raise ProtoError(E_TOO_LONG, "frame longer than %d bytes" % MAX_LINE)
-    return MARK + body + b"~" + _crc_hex(body) + b"\n"
+    return body, b"~" + _crc_hex(body) + b"\n"
+
+
+def encode_frame(obj):
+    """The frame (bytes, ending in "\\n") for a dict; ProtoError(E_TOO_LONG) if it would not fit."""
+    body, tail = frame_parts(obj)
+    return MARK + body + tail
 
 
 def is_frame(line):
@@ -115,6 +122,14 @@ def decode_frame(line):
     if not isinstance(i, int) or isinstance(i, bool) or i < 0 or i >= ID_MAX:
         raise ProtoError(E_BAD, "id: a whole number 0..%d" % (ID_MAX - 1))
     return obj
+
+
+def reply_parts(rid, fields=None):
+    """frame_parts of a successful response."""
+    obj = {} if fields is None else fields
+    obj["id"] = rid
+    obj["ok"] = True
+    return frame_parts(obj)
 
 
 def request(rid, cmd, fields=None):

@@ -84,6 +84,8 @@ class Box:
         self._next = secrets.randbelow(1 << 20) + 1     # request ids: a fresh run never reuses a stale answer
         self._buf = bytearray()
         self._lines = []
+        self._waiting = set()   # ids sent and not yet answered (pipelined requests)
+        self._stash = {}        # answers that came for another waiting id
         self.reopened = 0
         self.sent = 0        # bytes written
         self.received = 0    # bytes read
@@ -96,6 +98,8 @@ class Box:
             raise DeviceError("%s: cannot open the port: %s" % (self.url, e)) from None
         self._buf = bytearray()
         self._lines = []
+        self._waiting = set()
+        self._stash = {}
         return self
 
     def close(self):
@@ -164,6 +168,7 @@ class Box:
         rid = self._next
         self._next = rid + 1 if rid + 1 < proto.ID_MAX else 1
         self.write(proto.request(rid, cmd, fields))
+        self._waiting.add(rid)
         return rid
 
     def wait(self, rid, timeout=None):
@@ -171,14 +176,22 @@ class Box:
         DeviceError(timeout) when none comes in time."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while True:
-            while self._lines:
+            obj = self._stash.pop(rid, None)
+            while obj is None and self._lines:
                 line = self._lines.pop(0)
                 try:
-                    obj = proto.decode_frame(line)
+                    got = proto.decode_frame(line)
                 except proto.ProtoError:
                     continue               # damaged on the way: the request will time out and be sent again
-                if obj.get("id") != rid or "ok" not in obj:
-                    continue               # stale, someone else's, or the box's answer to noise
+                if "ok" not in got:
+                    continue               # a request (an echo): not an answer
+                if got.get("id") == rid:
+                    obj = got
+                elif got.get("id") in self._waiting:
+                    self._stash[got["id"]] = got   # a pipelined request's answer, for later
+                # else: stale, or the box's answer to noise
+            if obj is not None:
+                self._waiting.discard(rid)
                 if obj["ok"] is True:
                     return obj
                 raise Refused(str(obj.get("error")), str(obj.get("why", "")), self.url)
@@ -220,7 +233,32 @@ class Box:
 
     def get(self, n):
         """Match n as the box stores it: dict with rid, raw (bytes), sha256, sig, final, events."""
-        first = self.request("get", {"n": n, "off": 0})
+        return self._rest(n, self.request("get", {"n": n, "off": 0}))
+
+    def get_many(self, ns, window=8):
+        """{n: get(n)} for many matches, their first chunks pipelined `window` at a time (the
+        round trip, not the box, is what a sync waits for). Refused answers are {n: Refused}."""
+        out = {}
+        ns = list(ns)
+        try:
+            for i in range(0, len(ns), window):
+                part = ns[i:i + window]
+                ids = [(n, self.send("get", {"n": n, "off": 0})) for n in part]
+                for n, rid in ids:
+                    try:
+                        out[n] = self._rest(n, self.wait(rid))
+                    except Refused as e:
+                        out[n] = e
+        except Timeout:
+            for n in ns:                      # one by one, with the port reopened once
+                if n not in out:
+                    try:
+                        out[n] = self.get(n)
+                    except Refused as e:
+                        out[n] = e
+        return out
+
+    def _rest(self, n, first):
         parts = [first["data"].encode("ascii")]
         size = first["size"]
         got = len(parts[0])
@@ -235,6 +273,31 @@ class Box:
             got += len(chunk)
         return {"n": n, "rid": first["rid"], "raw": b"".join(parts), "size": size, "sha256": first["sha256"],
                 "sig": first.get("sig"), "final": first.get("final"), "events": first.get("events")}
+
+    def ack_many(self, items, key, judge=None):
+        """Acknowledge [(n, rid, sha256)] pipelined; {n: True (dropped now) / False (already)}."""
+        from nakk.sign import hmac_sha256
+        out = {}
+        try:
+            ids = []
+            for n, rid, sha in items:
+                fields = {"n": n, "rid": rid, "sha256": sha, "mac": hmac_sha256(key, proto.ack_msg(rid, sha)).hex()}
+                if judge:
+                    fields["judge"] = judge[:64]
+                ids.append((n, self.send("ack", fields)))
+            for n, rid in ids:
+                try:
+                    self.wait(rid)
+                    out[n] = True
+                except Refused as e:
+                    if e.code != proto.E_NO_MATCH:
+                        raise
+                    out[n] = False
+        except Timeout:
+            for n, rid, sha in items:
+                if n not in out:
+                    out[n] = self.ack(n, rid, sha, key, judge)
+        return out
 
     def ack(self, n, rid, sha256, key, judge=None):
         """Acknowledge a stored result (the box then drops it). True when the box dropped it now,

@@ -186,11 +186,11 @@ def _sync(box, conn, rep, judge):
 
 def _batch(box, conn, rep, key, dev_id, fs_id, hello, todo, judge):
     checked = []      # (n, rid, sha) to acknowledge once committed
+    fetched = box.get_many([n for n, _ in todo])
     for n, rid in todo:
-        try:
-            got = box.get(n)
-        except D.Refused as e:
-            rep.rejected.append((rid, "the box would not send it: %s" % e.why))
+        got = fetched[n]
+        if isinstance(got, D.Refused):
+            rep.rejected.append((rid, "the box would not send it: %s" % got.why))
             continue
         try:
             status, problems, summary, setup = check_result(key, fs_id, got)
@@ -231,8 +231,7 @@ def _batch(box, conn, rep, key, dev_id, fs_id, hello, todo, judge):
     _crash_point("after-commit")
     rep.new += new
     rep.flagged += flagged
-    for n, rid, sha in to_ack:
-        box.ack(n, rid, sha, key, judge)
+    box.ack_many(to_ack, key, judge)
 
 
 def sync(ports, db_path, timeout=D.TIMEOUT, on_done=None):
