@@ -298,14 +298,18 @@ def cmd_doctor(args):
     else:
         from rich.table import Table
         t = Table(title_justify="left")
-        for col in ("box", "port", "firmware", "protocol", "filesystem", "paired", "unsynced", "free flash", "verdict"):
+        for col in ("box", "firmware", "protocol", "filesystem", "paired", "unsynced", "free flash", "verdict"):
             t.add_column(col)
+        con = _console()
         for b in boxes:
-            verdict = "OK" if not b["problems"] else "; ".join(b["problems"])
             free = "%d KB" % (b["free"] // 1024) if isinstance(b.get("free"), int) else "-"
-            t.add_row(_s(b.get("device")), b["port"], _s(b.get("fw")), _s(b.get("proto")), _s(b.get("fs_id")),
-                      {True: "yes", False: "no"}.get(b.get("paired"), "-"), _s(b.get("unsynced")), free, verdict)
-        _console().print(t)
+            t.add_row(_s(b.get("device") or b["port"]), _s(b.get("fw")), _s(b.get("proto")), _s(b.get("fs_id")),
+                      {True: "yes", False: "no"}.get(b.get("paired"), "-"), _s(b.get("unsynced")), free,
+                      "OK" if not b["problems"] else "see below")
+        con.print(t)
+        for b in boxes:
+            for p in b["problems"]:
+                con.print("%s (%s): %s" % (b.get("device") or "box", b["port"], p), markup=False)
     return 0 if all(not b["problems"] for b in boxes) else 1
 
 
