@@ -88,10 +88,12 @@ class App:
             self.ui.say(U.W_SAVEFAIL, "journal")
         # The judge's link owns the serial port from here on (nakk/link.py): its
         # buffers are made now, before the heap fragments, and its task starts
-        # with the app's (spawn).
-        from nakk.link import Link
-        self.link = Link(self, board)
-        self.link.start()
+        # with the app's (spawn). A board without a port (a test bench) has none.
+        self.link = None
+        if getattr(board, "serial", None) is not None:
+            from nakk.link import Link
+            self.link = Link(self, board)
+            self.link.start()
 
     # ------------------------------------------------------------ settings
     def _save_settings(self, _value=None):
