@@ -403,28 +403,6 @@ def test_judge_killed_before_and_after_its_commit(tmp_path):
     assert [x["result_id"] for x in results] == ["%s-1" % fs_id] and not alarms
 
 
-# ---------------------------------------------------------------- a reformatted box
-
-def test_reformatted_box_must_be_paired_again(tmp_path):
-    db = str(tmp_path / "judge.db")
-    image, fs_id, key = boxes.paired_box(tmp_path, "reform", db, count=1)
-    with Simulator(image, register=False) as sim:
-        assert len(S.sync([D.Port(sim.tty)], db)[0].new) == 1
-    os.remove(image)                                   # reformatted: a new filesystem, the same board
-    key2 = os.urandom(32)
-    fs2, _ = boxes.fill(image, 1, key=key2)
-    assert fs2 != fs_id
-    with Simulator(image, register=False) as sim:
-        rep = S.sync([D.Port(sim.tty)], db)[0]
-        assert "reformatted" in rep.error and len(ready(sim.tty)) == 1
-        conn = store.open_db(db)
-        store.save_pairing(conn, boxes.sim_device_id(image), fs2, key2)
-        conn.close()
-        rep = S.sync([D.Port(sim.tty)], db)[0]
-        assert rep.new == ["%s-1" % fs2]
-    assert sorted(r["result_id"] for r in rows(db)[0]) == sorted(["%s-1" % fs_id, "%s-1" % fs2])
-
-
 # ---------------------------------------------------------------- many boxes, one hung
 
 def test_three_boxes_in_one_run_one_hung(tmp_path, capsys):

@@ -49,7 +49,7 @@ _DATA_MAX = const(1400)   # escaped bytes of match data per `get` response (fits
 _KEY_MAGIC = b"nakk-key 1 "
 _MREPL = b"\r\x03\r\x01"  # mpremote: interrupt, then raw REPL
 
-_Q_PAIR = ("Paarida kohtuniku arvutiga? Hoia OK", "Pair with the judge's laptop? Hold OK")
+_Q_PAIR = ("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?")   # the UI adds "Hoia OK"
 
 _ASSIGN_FIELDS = ("tournament", "table", "round", "ruleset", "settings", "sides", "seats",
                   "first_shuffler", "boards", "room", "clock", "note")
