@@ -31,9 +31,8 @@ def test_assignment_becomes_the_next_match(tmp_path):
             D.assign(sim.tty, dict(ASSIGNMENT, settings={"no_such_setting": 1}))
         assert e.value.code == "bad-request"
         assert D.assign(sim.tty, ASSIGNMENT)["assigned"] is True
-    with Simulator(image, register=False) as sim:
         sim.press("OK", long=True)     # the finished match is answered: long OK, the next match
-        sim.press("OK")                # one OK takes the judge's assignment
+        sim.press("OK")                # one OK takes the judge's assignment, offered at once
     setup = json.loads(dump_events(image)[0])
     for k, v in ASSIGNMENT.items():
         assert setup[k] == v, k
