@@ -23,3 +23,13 @@ def test_link_heap(tmp_path):
     assert 0 < f["frame_hello"] < 8192, f
     assert f["frame_noise_line"] < 1024, f            # a line that is no frame costs next to nothing
     assert f["frame_get_first"] < 96 * 1024, f        # one pass folds and hashes the match (garbage)
+
+
+def test_link_control_bytes_and_maintenance(tmp_path):
+    image = str(tmp_path / "ctl.img")
+    boxes.fill(image, 1, key=os.urandom(32))
+    r = subprocess.run([micropython_path(), "-X", "heapsize=320K", os.path.join(TESTS, "mpy", "link_check.py"), image],
+                       env=micropython_env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 7 and all(l.startswith("PASS ") for l in lines), r.stdout

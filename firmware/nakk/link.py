@@ -139,7 +139,7 @@ class Link:
     async def run(self):
         while True:
             got = self.poll()
-            if got or self._out:
+            if got or self._out or self._reset:
                 await asyncio.sleep_ms(0)
             else:
                 await asyncio.sleep_ms(self.poll_ms)
@@ -154,7 +154,7 @@ class Link:
             got = 0
         if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS + 5000:
             self._paired(False)
-        if self._out:
+        if self._out or self._reset:
             self._flush()
         return got
 
