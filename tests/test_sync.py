@@ -298,7 +298,7 @@ class EvilBox:
         if cmd == "list":
             return {"matches": [] if self.acks else [[1, self.rid]], "more": False}
         if cmd == "get":
-            data = self.raw[req["off"]:req["off"] + 700]
+            data = self.raw[req["off"]:req["off"] + proto.CHUNK]
             out = {"n": 1, "rid": self.rid, "off": req["off"], "size": len(self.raw), "sha256": sha,
                    "data": data.decode(), "end": req["off"] + len(data) >= len(self.raw)}
             if req["off"] == 0:

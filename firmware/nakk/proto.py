@@ -29,7 +29,7 @@ VERSION = 1
 MARK = b"~N"
 MAX_LINE = 2048          # bytes of a frame, without "\r\n"
 ID_MAX = 1 << 30         # request ids are 1..ID_MAX-1 (small ints on the Pico)
-CHUNK = 1024             # bytes of a match's stored data per `get` response
+CHUNK = 768              # bytes of a match's stored data per `get` response (escaped: at most 1536)
 _TAIL = 9                # "~" + 8 hex digits
 
 # error codes, in an error response's "error"

@@ -115,8 +115,8 @@ def test_encode_refuses_what_would_not_fit():
         assert e.code == proto.E_TOO_LONG
     else:
         raise AssertionError("an oversized frame was encoded")
-    # a full chunk of event bytes (quotes and backslashes escaped) fits
-    chunk = ('{"seq":12,"type":"deal","note":"J\\u00e4nn"}\n' * 40)[:proto.CHUNK]
+    # a full chunk of event bytes fits, even if every byte needs escaping in JSON
+    chunk = '"\\' * (proto.CHUNK // 2)
     line = proto.reply(2 ** 29, {"n": 999999, "off": 10 ** 6, "size": 10 ** 6, "data": chunk,
                                  "sha256": "0" * 64, "sig": "0" * 64, "rid": "0" * 16 + "-999999",
                                  "final": [-999, 999, 999], "end": False})
