@@ -224,7 +224,7 @@ class Link:
                 self._send(proto.reply_parts(rid, resp))
             self.frames += 1
         except proto.ProtoError as e:
-            self._error(rid, e.code, e.why)
+            self._error(rid or e.rid, e.code, e.why)
         except _Refuse as e:
             self._error(rid, e.code, e.why)
         except Exception as e:    # nothing a frame says may stop the link

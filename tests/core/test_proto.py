@@ -96,6 +96,14 @@ def test_decode_rejects_bodies_that_are_not_strict_json():
         rejects(line, proto.E_BAD)
     for body in (b'{"cmd":"x"}', b'{"id":-1}', b'{"id":"3"}', b'{"id":1073741824}'):
         rejects(b"~N" + body + b"~" + proto._crc_hex(body), proto.E_BAD, "id")
+    # a sound frame the strict parser refuses still names its id, so the sender hears why at once
+    body = b'{"cmd":"x","id":77,"n":10000000000}'
+    try:
+        proto.decode_frame(b"~N" + body + b"~" + proto._crc_hex(body))
+    except ProtoError as e:
+        assert e.code == proto.E_BAD and e.rid == 77, (e.code, e.rid)
+    else:
+        raise AssertionError("accepted a number too long")
 
 
 def test_check_request_needs_id_and_cmd():
