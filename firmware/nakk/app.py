@@ -25,6 +25,17 @@ What other tasks may use (the link, the simulator's control channel):
 
 from nakk.compat import const
 
+try:
+    # The judge's link owns the USB port from the app's first instant, before the
+    # imports below (seconds on a Pico): a Ctrl-C byte from the laptop is a byte, not
+    # a KeyboardInterrupt that kills the app (nakk/link.py drains the port once it
+    # runs). The REPL of maintenance mode still has Ctrl-C: MicroPython enables it
+    # around every command it runs.
+    import micropython
+    micropython.kbd_intr(-1)
+except (ImportError, AttributeError):  # CPython
+    pass
+
 import asyncio
 import gc
 import os
@@ -51,6 +62,18 @@ def _read(path):
             return f.read()
     except OSError:
         return None
+
+
+def _link(app, board):
+    """The judge's link (nakk/link.py), which owns the serial port from here on: its buffers
+    are made at boot, before the heap fragments, and its task starts with the app's (spawn).
+    A board without a port (a test bench) has none."""
+    if getattr(board, "serial", None) is None:
+        return None
+    from nakk.link import Link
+    link = Link(app, board)
+    link.start()
+    return link
 
 
 class App:
@@ -82,6 +105,7 @@ class App:
         self._assigned = self.ui.assignment is not None
         if self.journal.damaged:
             self.ui.say(W.SAVEFAIL, "journal")
+        self.link = _link(self, board)
 
     # ------------------------------------------------------------ settings
     def _save_settings(self, _value=None):

@@ -98,6 +98,7 @@ class Control:
         n = 0
         over = False
         text = self.board.text
+        serial = self.board.serial
         text(b"R\n")
         while True:
             ready = False
@@ -105,6 +106,10 @@ class Control:
                 ready = True
             if not ready:
                 await asyncio.sleep_ms(_IDLE_MS)
+                continue
+            if serial.room() < _LINE_MAX // 2:
+                # USB flow control: the host's writes wait while the box has not read its input
+                await asyncio.sleep_ms(1)
                 continue
             taken = 0
             while ready and taken < _READ_MAX:
@@ -122,6 +127,8 @@ class Control:
                             text(b"E control line failed: %s\n" % repr(e).encode())
                     n = 0
                     over = False
+                    if serial.room() < _LINE_MAX // 2:
+                        break
                 elif n < _LINE_MAX:
                     if c != 13:
                         line[n] = c

@@ -28,4 +28,7 @@ which is all app.py ever touches.
     buzz(ms)    a short beep (may do nothing)
     feed()      feed the watchdog (may do nothing)
     maintenance() True when boot asked for maintenance mode (no app)
+    request_maintenance()  (optional) write the maintenance flag and reset
+                into it: the link's `repl`, or mpremote's raw-REPL request
+                (the Pico has it; the simulator has no maintenance mode)
 """

@@ -332,6 +332,11 @@ class Board:
     def maintenance(self):
         return maintenance()
 
+    def request_maintenance(self):
+        """Write the maintenance flag and reset into maintenance mode (the link's `repl`,
+        or mpremote's raw-REPL request arriving while the app runs)."""
+        request_maintenance()
+
 
 def build(watchdog=True, sides=3, buzzer=True, **_options):
     """The Board of the reference build.

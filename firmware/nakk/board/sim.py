@@ -67,6 +67,10 @@ class SimSerial(_Stream):
     def any(self):
         return self._n
 
+    def room(self):
+        """Bytes the receive buffer can still take."""
+        return len(self._buf) - self._n
+
     def put(self, c):
         """One byte arrived from the host (the control channel's S line)."""
         size = len(self._buf)
@@ -199,7 +203,11 @@ class SimBoard:
         self.bdev = None
 
     def device_id(self):
-        return "sim"
+        """"sim-" and 12 hex digits of the image file's path: each simulated box is its own
+        device (as a Pico's unique_id), and keeps its id when its image is formatted anew."""
+        import hashlib
+        h = hashlib.sha256(self.image.encode()).digest()
+        return "sim-" + "".join(["%02x" % b for b in h[:6]])
 
     def buzz(self, ms):
         pass
