@@ -45,7 +45,7 @@ def standings_csv(st):
 
 
 def matches_csv(conn, t):
-    ents = {e["id"]: e for e in S._entrants(conn, t)}
+    ents = S._entrants(conn, t)
     rows = [["round", "table", "state", "counted", "side", "no", "name", "final", "winner", "result_ids", "problems"]]
     for m in S.matches(conn, t):
         for i, eid in enumerate(m["entrants"]):

@@ -178,7 +178,7 @@ def history(conn, t, no=None):
 def _corr_text(data):
     parts = []
     if "points" in data:
-        parts.append("points " + " ".join("%s %+d" % (SIDES[i], p) for i, p in enumerate(data["points"])))
+        parts.append("points " + ", ".join("%s %+d" % (SIDES[i], p) for i, p in enumerate(data["points"])))
     if "winner" in data:
         parts.append("winner %s" % (data["winner"] or "none"))
     return ", ".join(parts)
