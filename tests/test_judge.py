@@ -269,3 +269,34 @@ def test_schmier_tables_of_three(env):
     D.draw_next(conn, t, seed=5)
     tables = S.round_tables(conn, t)["tables"]
     assert [len(tb["sides"]) for tb in tables] == [3, 3, 1] and tables[2]["bye"]
+
+
+def test_cli_round_page_season_json_and_plain_errors(env, capsys, monkeypatch):
+    rc, out, err = run(capsys, monkeypatch, ["standings"])
+    assert rc == 1 and err == "nakk: no tournament yet: create one with `nakk tournament new`\n"
+    run(capsys, monkeypatch, ["tournament", "new", "E1", "--ruleset", "saare-2020", "--rounds", "2",
+                              "--season", "2026", "--code", "e1"])
+    rc, out, err = run(capsys, monkeypatch, ["tournament", "new", "E1", "--ruleset", "saare-2020", "--rounds", "2",
+                                             "--code", "e1"])
+    assert rc == 1 and "exists already" in err
+    rc, out, err = run(capsys, monkeypatch, ["tournament", "new", "X", "--ruleset", "saare-2020", "--rounds", "2",
+                                             "--set", "target=3"])
+    assert rc == 1 and err == "nakk: settings.target: must be a whole number 4..200\n"
+    for n in ("Mets/Tamm", "Saar/Kask", "Õun/Pirn"):
+        run(capsys, monkeypatch, ["players", "add", n])
+    page = env / "draw.html"
+    rc, out, err = run(capsys, monkeypatch, ["round", "--seed", "4", "--html", str(page)])
+    assert rc == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "1. voor / round 1" in html and "Õun/Pirn" in html and "vaba / bye" in html
+    rc, out, err = run(capsys, monkeypatch, ["round", "--show", "1", "--html", str(page)])
+    assert rc == 1 and "exists" in err                         # never overwritten unasked
+    rc, out, err = run(capsys, monkeypatch, ["round", "--show", "--html", str(env / "again.html")])
+    assert rc == 0 and "Õun/Pirn" in (env / "again.html").read_text(encoding="utf-8")
+    rc, out, err = run(capsys, monkeypatch, ["standings", "--season", "--json"])
+    se = json.loads(out)
+    assert se["season"] == "2026" and len(se["rows"]) == 3
+    rc, out, err = run(capsys, monkeypatch, ["standings", "-t", "nope"])
+    assert rc == 1 and err.startswith("nakk: no tournament 'nope'")
+    rc, out, err = run(capsys, monkeypatch, ["correct", "nope", "--why", "x", "--points", "1", "1"])
+    assert rc == 1 and "no result 'nope'" in err

@@ -217,11 +217,17 @@ def cmd_round(args):
     from nakk_host import draw as D
     conn = _db(args)
     t = _tour(conn, args)
+    if args.html and os.path.exists(args.html) and not args.force:
+        _fail("%s exists; give another name or --force to overwrite it" % args.html)
     if args.show is not None:
         n = args.show or S.current_round(conn, t)
         if not n:
             _fail("no round drawn yet: nakk round")
         _print_round(conn, t, n)
+        if args.html:
+            from nakk_host import export as X
+            X.write(args.html, round_html(conn, t, n), args.force)
+            print("printable draw: %s" % args.html)
         return 0
     rn, method, seed, barred = D.draw_next(conn, t, args.seed)
     if barred:
