@@ -21,7 +21,7 @@ from judge_kit import db, saare_events, stage, store  # noqa: E402
 
 from nakk_host import cli  # noqa: E402
 from nakk_host import draw as D  # noqa: E402
-from nakk_host import judge as J  # noqa: E402
+from nakk_host import acts as J  # noqa: E402
 from nakk_host import standings as S  # noqa: E402
 
 NAMES = ["Mets/Tamm", "Saar/Kask", "Lõhmus/Pärn", "Kuusk/Vaher", "Rand/Org", "Šmidt/Žukov"]

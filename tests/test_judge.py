@@ -8,7 +8,7 @@ import pytest
 
 from nakk_host import cli
 from nakk_host import draw as D
-from nakk_host import judge as J
+from nakk_host import acts as J
 from nakk_host import players as P
 from nakk_host import standings as S
 from nakk_host import tournament as T

@@ -463,7 +463,7 @@ def add_standings(sub):
 
 @_guard
 def cmd_deduct(args):
-    from nakk_host import judge as J
+    from nakk_host import acts as J
     _need_who(args)
     conn = _db(args)
     t = _tour(conn, args)
@@ -483,7 +483,7 @@ def add_deduct(sub):
 
 @_guard
 def cmd_disqualify(args):
-    from nakk_host import judge as J
+    from nakk_host import acts as J
     _need_who(args)
     conn = _db(args)
     t = _tour(conn, args)
@@ -503,7 +503,7 @@ def add_disqualify(sub):
 
 @_guard
 def cmd_correct(args):
-    from nakk_host import judge as J
+    from nakk_host import acts as J
     _need_who(args)
     conn = _db(args)
     t = _tour(conn, args)
@@ -541,7 +541,7 @@ def add_correct(sub):
 
 @_guard
 def cmd_history(args):
-    from nakk_host import judge as J
+    from nakk_host import acts as J
     conn = _db(args)
     t = _tour(conn, args)
     lines = J.history(conn, t, args.no)
