@@ -139,7 +139,7 @@ def test_correction_and_deduction_change_the_standings_and_history_says_why(env,
     assert rc == 2 and "say who" in err
 
 
-def test_void_and_place(env):
+def test_void_and_place(env, capsys, monkeypatch):
     conn = db(env)
     t = stage(conn, ["Mets", "Tamm"], rounds=1, code="v")
     D.draw_next(conn, t, seed=1)
@@ -148,6 +148,9 @@ def test_void_and_place(env):
     # a box set up by hand (no tournament) played the same table, sides the other way round
     store(conn, "manual", saare_events(None, 1, 1, names[::-1], [("pime-pits", "A", "A")] * 2))
     assert S.unassigned_results(conn)[0]["result_id"] == "manual"
+    monkeypatch.setenv("NAKK_DB", str(env / "judge.db"))
+    assert cli.main(["standings", "-t", "v"]) == 0
+    assert "results to place" in capsys.readouterr().out
     J.place(conn, t, "manual", 1, 1, "judge", "box 3 was set up by hand", swap=True)
     m = S.matches(conn, t)[0]
     assert m["state"] == "flagged" and "2 results" in m["problems"][0]

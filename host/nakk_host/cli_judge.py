@@ -440,10 +440,13 @@ def cmd_standings(args):
         cap += "\nnot counted yet: " + ", ".join("round %d table %d (%s)" % (p["round"], p["table"], p["state"])
                                                  for p in st["pending"])
     _print_table("%s after round %d" % (t["name"], st["round"]), cols + ["status"], rows, caption=cap)
-    un = S.unplaced(conn, t)
+    un = S.unplaced(conn, t) + S.unassigned_results(conn)
     if un:
-        print("results to place (nakk correct RESULT --place ROUND TABLE): " +
-              ", ".join("%s (round %s table %s)" % (u["result_id"], u["round"], u["table"]) for u in un))
+        # a box that played a match nobody assigned (or at a table not drawn): the judge places it
+        print("results to place (nakk correct RESULT --place ROUND TABLE [--swap]): " +
+              ", ".join("%s (%s, round %s table %s)" % (
+                  u["result_id"], (u["tournament"] or "no tournament") if "tournament" in u else t["code"],
+                  u["round"], u["table"]) for u in un))
     return 0
 
 
