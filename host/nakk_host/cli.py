@@ -404,7 +404,12 @@ def add_demo(sub):
 
 # ---------------------------------------------------------------- main
 
-COMMANDS = (add_score, add_rules, add_sim, add_demo)
+def _judge_commands():
+    from nakk_host import judge
+    return judge.COMMANDS
+
+
+COMMANDS = (add_score, add_rules, add_sim, add_demo) + _judge_commands()
 
 # the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
 from nakk_host import cli_judge  # noqa: E402
