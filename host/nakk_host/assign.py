@@ -3,8 +3,8 @@
 The record (docs/events.md, "The judge's assignment record") becomes the
 box's setup event: tournament, table, round, ruleset and settings, the sides
 with names (and teams and players), boards and room for Turniirisasku, and
-the clock. `assignment()` is a pure read of the draw; pushing it to a box is
-the link's `assign` request (the sync work); `write_to_image()` puts it where
+the clock. `assignment()` is a pure read of the draw; `push()` sends it to a box
+with the link's `assign` request (device.py); `write_to_image()` puts it where
 the link puts it on a simulator's flash image (assignment.json beside the
 journal), through the firmware's own block device on the unix port.
 """
@@ -76,6 +76,28 @@ def round_assignments(conn, t, round_no, table_no=None):
             continue
         out.append((tb, room, assignment(conn, t, round_no, tb, room)))
     return out
+
+
+def push(record, url=None, timeout=None):
+    """Push an assignment to a box over its serial link (device.Box.assign): the box at url, or
+    the one box connected. Returns (device id, url). TournamentError in plain words."""
+    from nakk_host import device as D
+    if url is None:
+        ports = D.discover()
+        if len(ports) != 1:
+            raise TournamentError("%s: name the box with --port (%s)" % (
+                "no box is connected" if not ports else "%d boxes are connected" % len(ports),
+                ", ".join(p.url for p in ports) or "USB or a running simulator"))
+        url = ports[0].url
+    try:
+        with D.Box(url, timeout or D.TIMEOUT) as box:
+            hello = box.hello()
+            box.assign(record)
+    except D.Refused as e:
+        raise TournamentError("the box at %s refused the assignment: %s" % (url, e.why))
+    except D.DeviceError as e:
+        raise TournamentError(str(e))
+    return str(hello.get("device")), url
 
 
 def encoded(a):

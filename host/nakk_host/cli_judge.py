@@ -283,32 +283,44 @@ def cmd_assign(args):
     if not rn:
         _fail("no round drawn yet: nakk round")
     todo = A.round_assignments(conn, t, rn, args.table)
+    if args.print:
+        for tb, room, rec in todo:
+            print(json.dumps({"table": tb, "room": room, "assignment": rec}, ensure_ascii=False))
+        return 0
+    if args.table is None:
+        _fail("a box plays one table: give --table (nakk assign --print shows every table's assignment)", 2)
+    todo = [x for x in todo if args.room is None or x[1] == args.room]
+    if len(todo) != 1:
+        _fail("round %d table %d has %d boxes (rooms): give --room" % (rn, args.table, len(todo))
+              if todo else "no box plays round %d table %d%s" % (rn, args.table,
+                                                                 " room %d" % args.room if args.room else ""), 2)
+    tb, room, rec = todo[0]
+    where = "round %d table %d%s" % (rn, tb, " room %d" % room if room else "")
     if args.image:
-        if len(todo) != 1 and args.room is None:
-            _fail("--image takes one table's box: give --table (and --room for Turniirisasku)", 2)
-        todo = [x for x in todo if args.room is None or x[1] == args.room]
-        if len(todo) != 1:
-            _fail("no such box in round %d" % rn)
-        tb, room, rec = todo[0]
         A.write_to_image(args.image, rec)
         A.pushed(conn, t, rn, tb, room, rec, device_id="image:" + os.path.abspath(args.image))
-        print("round %d table %d%s: assignment written to %s (the box offers it at its next start)" % (
-            rn, tb, " room %d" % room if room else "", args.image))
+        print("%s: assignment written to %s (the box offers it at its next start)" % (where, args.image))
         return 0
-    for tb, room, rec in todo:
-        print(json.dumps({"table": tb, "room": room, "assignment": rec}, ensure_ascii=False))
+    device, url = A.push(rec, args.port)
+    A.pushed(conn, t, rn, tb, room, rec, device_id=device)
+    print("%s: %s sent to box %s (%s); it shows who plays whom, one OK starts it" % (
+        where, " vs ".join(s["name"] for s in rec["sides"]), device, url))
     return 0
 
 
 def add_assign(sub):
-    p = sub.add_parser("assign", help="each table's match for its box (tournament, table, round, ruleset, sides, clock)",
-                       description="Build each table's assignment from the round's draw and print it as JSON lines; "
-                       "--image writes one table's assignment onto a simulator's flash image, where the box offers "
-                       "it with one OK.")
+    p = sub.add_parser("assign", help="push a table's match to its box (tournament, table, round, ruleset, sides, clock)",
+                       description="Build a table's assignment from the round's draw (tournament, table, round, "
+                       "ruleset and settings, the sides with names, boards and room, the clock) and push it to its "
+                       "box over USB: --port URL, or the one box connected. The box shows who plays whom and starts "
+                       "it with one OK. --image writes it onto a simulator's flash image instead; --print shows "
+                       "every table's assignment as JSON lines.")
     p.add_argument("--round", type=int, help="round (default: the latest drawn)")
     p.add_argument("--table", type=int)
     p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
+    p.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
     p.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
+    p.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
     _common(p)
     p.set_defaults(func=cmd_assign)
 
