@@ -92,6 +92,9 @@ def test_paper_sheet_refuses_what_the_box_refuses_and_loses_nothing(env, capsys,
     m = S.matches(conn, "e")[0]
     assert m["final"] == [2 * VALUE["pime-pits"], VALUE["ruutu"] + 2]
     rc, out, err = run(capsys, monkeypatch, ["enter", "--round", "1", "--table", "1", "--why", "again"], "\nq\n")
+    assert rc == 1 and "has a result already (paper-1)" in err and "--void" in err
+    run(capsys, monkeypatch, ["correct", "paper-1", "--void", "--why", "typed the wrong table"])
+    rc, out, err = run(capsys, monkeypatch, ["enter", "--round", "1", "--table", "1", "--why", "again"], "\nq\n")
     assert rc == 1 and "nothing stored" in err
 
 
@@ -303,3 +306,18 @@ def test_cli_round_page_season_json_and_plain_errors(env, capsys, monkeypatch):
     assert rc == 1 and err.startswith("nakk: no tournament 'nope'")
     rc, out, err = run(capsys, monkeypatch, ["correct", "nope", "--why", "x", "--points", "1", "1"])
     assert rc == 1 and "no result 'nope'" in err
+
+
+def test_round_robin_gives_way_to_swiss_when_the_field_changes(env):
+    conn = db(env)
+    t = stage(conn, ["A", "B", "C", "D"], rounds=3, code="rr")
+    assert D.draw_next(conn, t, seed=1)[1] == "round-robin"
+    for tb in S.round_tables(conn, t)["tables"]:
+        names = [s["name"] for s in tb["sides"]]
+        store(conn, "r1t%d" % tb["table"], saare_events("rr", 1, tb["table"], names, [("pime-pits", "A", "A")] * 2))
+    P.add_many(conn, t, [{"name": "E", "players": ["E 1", "E 2"]}])          # a late entry
+    rn, method, seed, barred = D.draw_next(conn, t, seed=1)
+    assert method == "swiss"
+    met = {frozenset(s["no"] for s in tb["sides"]) for tb in S.round_tables(conn, t, 1)["tables"]}
+    for tb in S.round_tables(conn, t, 2)["tables"]:
+        assert frozenset(s["no"] for s in tb["sides"]) not in met
