@@ -303,7 +303,7 @@ def cmd_assign(args):
         return 0
     device, url = A.push(rec, args.port)
     A.pushed(conn, t, rn, tb, room, rec, device_id=device)
-    print("%s: %s sent to box %s (%s); it shows who plays whom, one OK starts it" % (
+    print("%s: %s sent to box %s (%s); one OK on the box starts it" % (
         where, " vs ".join(s["name"] for s in rec["sides"]), device, url))
     return 0
 
@@ -312,8 +312,8 @@ def add_assign(sub):
     p = sub.add_parser("assign", help="push a table's match to its box (tournament, table, round, ruleset, sides, clock)",
                        description="Build a table's assignment from the round's draw (tournament, table, round, "
                        "ruleset and settings, the sides with names, boards and room, the clock) and push it to its "
-                       "box over USB: --port URL, or the one box connected. The box shows who plays whom and starts "
-                       "it with one OK. --image writes it onto a simulator's flash image instead; --print shows "
+                       "box over USB: --port URL, or the one box connected. The box offers it, one OK starts it, and "
+                       "its score screen names the pairs. --image writes it onto a simulator's flash image instead; --print shows "
                        "every table's assignment as JSON lines.")
     p.add_argument("--round", type=int, help="round (default: the latest drawn)")
     p.add_argument("--table", type=int)
