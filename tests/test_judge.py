@@ -321,3 +321,37 @@ def test_round_robin_gives_way_to_swiss_when_the_field_changes(env):
     met = {frozenset(s["no"] for s in tb["sides"]) for tb in S.round_tables(conn, t, 1)["tables"]}
     for tb in S.round_tables(conn, t, 2)["tables"]:
         assert frozenset(s["no"] for s in tb["sides"]) not in met
+
+
+def test_paper_sheets_of_schmier_and_sasku_follow_their_forms():
+    from nakk_host import enter as E
+    asked = []
+
+    def answers(lines):
+        it = iter(lines)
+
+        def ask(prompt):
+            asked.append(prompt)
+            return next(it)
+        return ask
+
+    sides3 = [{"id": x, "name": "T" + x} for x in "ABC"]
+    sheet = E.Sheet({"ruleset": "schmier", "sides": sides3})
+    # SCH-01 as typed: A bids 3 (choice 1); High A; Low B; Right A; Left C; Joker B; Game A
+    fields = E._deal_steps(sheet, answers(["1 A", "1 A", "1 B", "1 A", "1 C", "1 B", "1 A"]), asked.append)
+    sheet.deal(fields)
+    assert sheet.m.st.score == [3, 2, 1]
+    # A bids 6 (choice 4) and takes everything: "rest" gives every point to the bidder
+    fields = E._deal_steps(sheet, answers(["4 A", "rest"]), asked.append)
+    sheet.deal(fields)
+    assert sheet.m.st.score == [9, 2, 1]
+    assert any(p.startswith("Bid: 1 3 [bidder]") for p in asked)
+
+    sides2 = [{"id": "A", "name": "Tiigrid 1", "team": "Tiigrid"}, {"id": "B", "name": "Karud 2", "team": "Karud"}]
+    sheet = E.Sheet({"ruleset": "sasku", "sides": sides2, "room": 1, "boards": [5, 6]})
+    fields = E._deal_steps(sheet, answers(["2 A", "1 A"]), asked.append)      # ruutu by A, A wins
+    assert fields["board"] == 5
+    sheet.deal(fields)
+    fields = E._deal_steps(sheet, answers(["3", "1 B"]), asked.append)        # all passed; B has more eyes
+    sheet.deal(fields)
+    assert sheet.m.st.over and sheet.m.st.score == [4, 2]
