@@ -22,12 +22,17 @@ def _fail(message, status=1):
 def _guard(func):
     """Run a command; the modules' plain-words errors become CommandError."""
     def run(args):
+        import sqlite3
         from nakk_host.intake import IntakeError
         from nakk_host.store import StoreError
         try:
             return func(args)
         except (T.TournamentError, IntakeError, StoreError) as e:
             _fail(str(e))
+        except sqlite3.Error as e:          # e.g. the database is locked by another program
+            _fail("the database %s: %s" % (args.db, e))
+        except OSError as e:                # a file that cannot be written (export, --html)
+            _fail("%s: %s" % (e.filename or "file", e.strerror or e))
     return run
 
 
