@@ -211,3 +211,29 @@ def test_a_match_no_assignment_asked_for_is_synced_and_placed(env, capsys):
     m = S.matches(conn, "p")[0]
     assert m["state"] == "verified" and m["final"] == list(A_WINS_FINAL) and m["result_ids"] == [rid]
     assert S.unassigned_results(conn) == []
+
+
+def test_assign_all_gives_each_box_its_tables_match(env, capsys):
+    nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", "all")
+    for n in ("Mets/Tamm", "Saar/Kask", "Õun/Pirn", "Kuusk/Vaher"):
+        nakk(capsys, "players", "add", n)
+    nakk(capsys, "round", "--seed", "2")
+    images = [paired_box(env, "laud %d" % i) for i in (1, 2)]
+    stray = str(env / "stray.img")                       # a box this judge never paired
+    sims = [Sim.Simulator(img) for img in images + [stray]]   # registered: found as USB boxes are
+    try:
+        rc = cli.main(["assign", "--all"])
+        out = capsys.readouterr().out
+        assert rc == 1 and "not paired with this judge" in out       # the stray box is named, left alone
+        conn = open_db(os.environ["NAKK_DB"])
+        tables = S.round_tables(conn, "all")["tables"]
+        assert [tb["state"] for tb in tables] == ["playing", "playing"]
+        for sim, tb in zip(sims, tables):
+            Sim.play(sim, Sim.parse_keys("OK"))                       # one OK takes the judge's assignment
+    finally:
+        for sim in sims:
+            sim.close()
+    for img, tb in zip(images, tables):
+        setup = json.loads(Sim.dump_events(img)[0])
+        assert (setup["table"], [x["name"] for x in setup["sides"]]) == (tb["table"],
+                                                                          [s["name"] for s in tb["sides"]])

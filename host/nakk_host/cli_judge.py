@@ -292,8 +292,17 @@ def cmd_assign(args):
         for tb, room, rec in todo:
             print(json.dumps({"table": tb, "room": room, "assignment": rec}, ensure_ascii=False))
         return 0
+    if args.all:
+        done = A.push_all(conn, t, rn)
+        if not done:
+            _fail("no box is connected (USB or a running simulator)")
+        _print_table("round %d: assignments" % rn, ["box", "port", "table", "what happened"],
+                     [[dev or "?", url, "" if tb is None else "%d%s" % (tb, "/%d" % room if room else ""), what]
+                      for url, dev, tb, room, what in done])
+        return 0 if all(what.startswith("sent") for _, _, _, _, what in done) else 1
     if args.table is None:
-        _fail("a box plays one table: give --table (nakk assign --print shows every table's assignment)", 2)
+        _fail("a box plays one table: give --table, or --all for every box named after its table "
+              "(nakk assign --print shows every table's assignment)", 2)
     todo = [x for x in todo if args.room is None or x[1] == args.room]
     if len(todo) != 1:
         _fail("round %d table %d has %d boxes (rooms): give --room" % (rn, args.table, len(todo))
@@ -326,6 +335,8 @@ def add_assign(sub):
     p.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
     p.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
     p.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
+    p.add_argument("--all", action="store_true", help="every connected box gets the match of the table its "
+                   "name ends in (nakk pair --name 'laud 3'; Turniirisasku 'laud 3/2' for room 2)")
     _common(p)
     p.set_defaults(func=cmd_assign)
 
