@@ -126,6 +126,14 @@ def test_a_stage_on_simulated_boxes(env, capsys):
     assert [(r["wins"], r["diff"], r["nakks"]) for r in st["rows"]] == keyed
     out = nakk(capsys, "standings")
     assert "partii wins, then difference of nakks" in out
+    # and the printed final standings: the CSV for the club's spreadsheet says the same
+    nakk(capsys, "export", "--out", str(env / "etapp1"))
+    lines = (env / "etapp1" / "standings.csv").read_bytes().decode("utf-8-sig").splitlines()
+    cells = [line.split(";") for line in lines[1:]]
+    assert [int(c[5]) for c in cells] == [expect[n]["wins"] for n in order]            # ranked as above
+    assert {(c[2], int(c[5]), int(c[8])) for c in cells} == {(n, expect[n]["wins"], expect[n]["nakks"])
+                                                             for n in expect}
+    assert "Lõhmus/Pärn" in (env / "etapp1" / "standings.html").read_text(encoding="utf-8")
 
 
 # Turniirisasku: 2 boards a match; hand values from sasku-tournament.md: trump made 2, ruutu made 4,
