@@ -355,3 +355,20 @@ def test_paper_sheets_of_schmier_and_sasku_follow_their_forms():
     fields = E._deal_steps(sheet, answers(["3", "1 B"]), asked.append)        # all passed; B has more eyes
     sheet.deal(fields)
     assert sheet.m.st.over and sheet.m.st.score == [4, 2]
+
+
+def test_a_sasku_field_of_three_teams_has_a_bye(env, capsys, monkeypatch):
+    run(capsys, monkeypatch, ["tournament", "new", "Sasku", "--ruleset", "sasku", "--rounds", "2", "--boards", "4"])
+    for team in ("Tiigrid", "Karud", "Hundid"):
+        run(capsys, monkeypatch, ["players", "add", team] + sum([["--player", team + str(i)] for i in range(4)], []))
+    rc, out, err = run(capsys, monkeypatch, ["round", "--seed", "3"])
+    assert rc == 0, err
+    conn = db(env)
+    tables = S.round_tables(conn, None, 1)["tables"]
+    assert [(len(tb["sides"]), tb["bye"], tb["state"]) for tb in tables] == [(2, False, "waiting"), (1, True, "bye")]
+    assert [r["room"] for r in tables[0]["rooms"]] == [1, 2]
+    rc, out, err = run(capsys, monkeypatch, ["assign", "--table", "2"])
+    assert rc == 1 and "is a bye" in err
+    st = S.standings(conn, None)
+    bye = tables[1]["sides"][0]["name"]
+    assert [(r["name"], r["mp"], r["byes"]) for r in st["rows"]][0] == (bye, 2, 1)

@@ -304,6 +304,9 @@ def cmd_assign(args):
         _fail("a box plays one table: give --table, or --all for every box named after its table "
               "(nakk assign --print shows every table's assignment)", 2)
     todo = [x for x in todo if args.room is None or x[1] == args.room]
+    if not todo and conn.execute("SELECT 1 FROM draw WHERE tournament_id=? AND round_no=? AND table_no=? AND b IS NULL",
+                                 (t["id"], rn, args.table)).fetchone():
+        _fail("round %d table %d is a bye: no box plays it" % (rn, args.table))
     if len(todo) != 1:
         _fail("round %d table %d has %d boxes (rooms): give --room" % (rn, args.table, len(todo))
               if todo else "no box plays round %d table %d%s" % (rn, args.table,

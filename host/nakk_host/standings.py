@@ -234,7 +234,7 @@ def matches(conn, tournament=None, round_no=None):
 def _team_match(rn, tb, rooms, places, corr, assigned):
     """A Turniirisasku team match: both rooms' results joined deal by deal (nakk.teams)."""
     r1 = rooms.get(1)
-    teams = [r1["a"], r1["b"]]
+    teams = [r1["a"]] if r1["b"] is None else [r1["a"], r1["b"]]
     m = {"round": rn, "table": tb, "room": 0, "entrants": teams, "bye": r1["b"] is None, "final": None,
          "winner": None, "counted": False, "result_ids": [], "problems": [], "rooms": []}
     if m["bye"]:
