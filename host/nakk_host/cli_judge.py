@@ -110,7 +110,7 @@ def cmd_tournament(args):
             t["code"], t["name"], t["ruleset"], T.FORMATS[t["format"]][0], t["rounds"],
             ", season %s" % t["season"] if t["season"] else "",
             ", %d boards a match" % t["boards"] if t["boards"] else ""))
-        print("standings order: %s" % S.order_text(t["order_by"]))
+        print("standings order: %s" % S.order_text(t["order_by"], t["format"]))
         return 0
     rows = []
     for t in T.all_tournaments(conn):
