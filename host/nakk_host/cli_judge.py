@@ -205,16 +205,16 @@ def add_players(sub):
 
 def _print_round(conn, t, round_no):
     rt = S.round_tables(conn, t, round_no)
+    n = 3 if t["format"] == "schmier" else 2
     rows = []
     for tb in rt["tables"]:
         sides = [s["name"] + " (%d)" % s["no"] for s in tb["sides"]]
         if tb["bye"]:
             sides.append("bye")
+        sides += [""] * (n - len(sides))
         rows.append([tb["table"]] + sides + [tb["state"]])
-    n = 3 if t["format"] == "schmier" else 2
     cols = ["table"] + ["A", "B", "C"][:n] + ["state"]
-    _print_table("%s, round %d" % (t["name"], round_no), cols,
-                 [r + [""] * (len(cols) - len(r)) if len(r) < len(cols) else r for r in rows])
+    _print_table("%s, round %d" % (t["name"], round_no), cols, rows)
 
 
 @_guard
