@@ -372,3 +372,22 @@ def test_a_sasku_field_of_three_teams_has_a_bye(env, capsys, monkeypatch):
     st = S.standings(conn, None)
     bye = tables[1]["sides"][0]["name"]
     assert [(r["name"], r["mp"], r["byes"]) for r in st["rows"]][0] == (bye, 2, 1)
+
+
+def test_cli_withdraw_and_rename_are_in_the_history(env, capsys, monkeypatch):
+    run(capsys, monkeypatch, ["tournament", "new", "E", "--ruleset", "saare-2020", "--rounds", "2"])
+    run(capsys, monkeypatch, ["players", "add", "Mets/Tamm", "--club", "Kärla"])
+    run(capsys, monkeypatch, ["players", "add", "Saar/Kask"])
+    rc, out, err = run(capsys, monkeypatch, ["players", "rename", "2", "Saar/Kaske", "--why", "spelt wrong"])
+    assert rc == 0 and "no 2 is now Saar/Kaske" in out
+    rc, out, err = run(capsys, monkeypatch, ["players", "withdraw", "1", "--why", "went home"])
+    assert rc == 0 and "withdrawn" in out
+    rc, out, err = run(capsys, monkeypatch, ["players", "withdraw", "1", "--why", "again"])
+    assert rc == 1 and "withdrawn already" in err
+    rc, out, err = run(capsys, monkeypatch, ["history", "--json"])
+    recs = json.loads(out)
+    assert [(r["what"], r["why"], r["by"]) for r in recs] == [("rename", "spelt wrong", "Kohtunik Kalju"),
+                                                            ("withdraw", "went home", "Kohtunik Kalju")]
+    assert "Saar/Kask -> Saar/Kaske" in recs[0]["text"]
+    rc, out, err = run(capsys, monkeypatch, ["players", "list"])
+    assert "withdrawn" in out and "Saar/Kaske" in out
