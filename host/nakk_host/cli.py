@@ -465,6 +465,10 @@ def _judge_commands():
 
 COMMANDS = (add_score, add_rules, add_sim, add_demo) + _judge_commands()
 
+# the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
+from nakk_host import cli_judge  # noqa: E402
+COMMANDS = COMMANDS + cli_judge.COMMANDS
+
 
 def parser():
     p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score, simulate, sync and judge.")
