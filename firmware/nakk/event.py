@@ -236,7 +236,7 @@ def encode(obj):
 
 
 _ebuf = None
-_HEX = b"0123456789abcdef"
+_HEXOUT = b"0123456789abcdef"  # the encoder writes lower case; the parser's _HEX takes both
 
 
 def _put(buf, n, lit):
@@ -312,7 +312,7 @@ def _u(buf, n, o):
     n = _byte(buf, n, 0x5C)
     n = _byte(buf, n, 0x75)
     for sh in (12, 8, 4, 0):
-        n = _byte(buf, n, _HEX[(o >> sh) & 15])
+        n = _byte(buf, n, _HEXOUT[(o >> sh) & 15])
     return n
 
 

@@ -18,6 +18,14 @@ def test_parse_accepts_valid_event():
     assert ev["note"] == 'Jänn "x"'
 
 
+def test_parse_accepts_upper_case_unicode_escapes():
+    # RFC 8259 allows either case of hex digit in \\uXXXX; other tools write upper case
+    assert parse('{"a": "\\u00E4"}') == {"a": "\u00e4"}
+    assert parse('{"a": "\\u00e4\\u00C4\\uD83D\\uDE00"}')["a"][:2] == "\u00e4\u00c4"
+    assert parse('{"a": "\\uABCD"}') == parse('{"a": "\\uabcd"}')
+    rejects('{"a": "\\u00G4"}', "bad \\u escape")
+
+
 def test_parse_rejects_what_micropython_json_lets_through():
     rejects('{"seq": 1, "type": "deal",}', "expected a key")
     rejects('{"seq": [1, 2,], "type": "deal"}')
