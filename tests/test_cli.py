@@ -71,3 +71,52 @@ def test_rules_lists_every_setting_with_its_default():
 def test_unknown_ruleset():
     r = nakk("rules", "bridge")
     assert r.returncode == 2 and r.stderr.startswith("nakk: unknown ruleset 'bridge'")
+
+
+def _nakk_bytes(*args, stdin=None):
+    return subprocess.run([NAKK, *args], input=stdin, capture_output=True, cwd=ROOT)
+
+
+def _mpy_score_bytes(path_or_dash, stdin=None):
+    # run_mpy works in text; the unix port is run here on raw bytes
+    import conftest
+    env = dict(os.environ, MICROPYPATH=conftest.FIRMWARE)
+    return subprocess.run([conftest.micropython_path(), "-X", "heapsize=" + conftest.HEAP, "-m", "nakk.score",
+                           path_or_dash], input=stdin, capture_output=True, cwd=ROOT, env=env, timeout=60)
+
+
+def test_score_text_that_is_not_utf8_is_one_line_on_both(tmp_path):
+    lines = open(EXAMPLE, "rb").read().splitlines(True)
+    # a Latin-1 name from a Windows spreadsheet in the setup line
+    latin = lines[0].replace(b"Mets", b"M\xe4ts")
+    col = latin.index(b"\xe4") + 1
+    f = tmp_path / "latin1.jsonl"
+    f.write_bytes(latin + b"".join(lines[1:]))
+    binary = bytes(range(256)) * 4
+    b = tmp_path / "binary.bin"
+    b.write_bytes(binary)
+    utf16 = tmp_path / "utf16.jsonl"
+    utf16.write_bytes(b"\xff\xfe" + open(EXAMPLE, encoding="utf-8").read().encode("utf-16-le"))
+    want = (
+        (str(f), None, "nakk: line 1: not UTF-8 text (byte 0xE4 at column %d)\n" % col),
+        (str(utf16), None, "nakk: line 1: not UTF-8 text (byte 0xFF at column 1)\n"),
+        ("-", binary, "nakk: line 1: "),
+        ("-", open(str(f), "rb").read(), "nakk: line 1: not UTF-8 text (byte 0xE4 at column %d)\n" % col),
+    )
+    for arg, stdin, err in want:
+        for r in (_nakk_bytes("score", arg, stdin=stdin), _mpy_score_bytes(arg, stdin=stdin)):
+            text = r.stderr.decode("utf-8")
+            assert r.returncode == 2 and r.stdout == b"", (arg, r.returncode, text)
+            assert text.startswith(err) and text.count("\n") == 1, (arg, text)
+    r = _nakk_bytes("score", str(b))
+    assert r.returncode == 2 and r.stderr.decode().startswith("nakk: line 1: ") and b"Traceback" not in r.stderr
+
+
+def test_score_accepts_a_utf8_bom(tmp_path):
+    f = tmp_path / "bom.jsonl"
+    f.write_bytes(b"\xef\xbb\xbf" + open(EXAMPLE, "rb").read())
+    plain = nakk("score", "--json", EXAMPLE)
+    for r in (_nakk_bytes("score", "--json", str(f)), _mpy_score_bytes(str(f))):
+        assert r.returncode == 0, r.stderr
+    assert _nakk_bytes("score", "--json", str(f)).stdout.decode() == plain.stdout
+    assert _nakk_bytes("score", "--json", "-", stdin=f.read_bytes()).stdout.decode() == plain.stdout

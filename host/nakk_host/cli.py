@@ -23,10 +23,11 @@ class CommandError(Exception):
 # ---------------------------------------------------------------- score
 
 def cmd_score(args):
+    # bytes, not text: nakk.match reports text that is not UTF-8 by line and column
     if args.file == "-":
-        return score_mod.run(sys.stdin, args.json)
+        return score_mod.run(sys.stdin.buffer, args.json)
     try:
-        f = open(args.file, encoding="utf-8")
+        f = open(args.file, "rb")
     except OSError as e:
         raise CommandError("cannot read %s: %s" % (args.file, e.strerror or e), 2)
     with f:

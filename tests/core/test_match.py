@@ -140,6 +140,25 @@ def test_read_lines_reports_the_line_and_stops():
     assert m.summary()["score"] == [2, 0] and m.seq == 2
 
 
+def test_read_lines_bytes_bom_and_text_that_is_not_utf8():
+    setup = b'{"seq":1,"type":"setup","v":1,"ruleset":"saare-2020","sides":[{"id":"A","name":"a"},{"id":"B","name":"b"}]}'
+    deal2 = b'{"seq":2,"type":"deal","game":"suit","maker":"A","result":"win","winner":"A"}'
+    # a UTF-8 byte-order mark before the first line (Notepad) is not part of the event
+    m, err = read_lines([b"\xef\xbb\xbf" + setup + b"\n", deal2 + b"\n"])
+    assert err is None and m.seq == 2
+    m, err = read_lines(["\ufeff" + setup.decode(), deal2.decode()])
+    assert err is None and m.seq == 2
+    # ...but only at the start of the file
+    m, err = read_lines([setup, b"\xef\xbb\xbf" + deal2])
+    assert err is not None and err[0] == 2
+    # a Latin-1 note on line 3: reported by line, byte and column; nothing after it applied
+    bad = b'{"seq":3,"type":"redeal","reason":"misdeal","note":"K\xe4si"}'
+    m, err = read_lines([setup, deal2, bad, b'{"seq":4,"type":"confirm","by":"A"}'])
+    assert err is not None
+    assert err[0] == 3 and err[1].reason == "not UTF-8 text (byte 0xE4 at column 54)", err[1].reason
+    assert m.seq == 2
+
+
 def test_contradicting_detail_is_rejected():
     m = fold([dict(SETUP)])
     rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "karvane", "winner": "A",
