@@ -201,14 +201,24 @@ def _show_match(image, lines, m):
     _print_events(lines)
 
 
+def _check_image(image, fmt):
+    """A bad --image is the first thing to say, before keys are read or the firmware starts."""
+    from nakk_host import flashimage
+    try:
+        flashimage.check(image, fmt)
+    except flashimage.ImageError as e:
+        raise CommandError(str(e), 2)
+
+
 def cmd_sim(args):
+    _check_image(args.image, args.format)
     keys = _read_keys(args)
     if keys is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise CommandError("no terminal for the interactive simulator: give --keys or --keys-file", 2)
         return _interactive(args)
     from nakk_host import simulator as S
-    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang))
+    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang, fmt=args.format))
     try:
         _sim_errors(lambda: S.play(sim, keys))
         screen = sim.text()
@@ -261,7 +271,7 @@ def _interactive(args):
     import tty
     from nakk_host import simulator as S
     dirty = threading.Event()
-    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang, on_frame=dirty.set))
+    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang, on_frame=dirty.set, fmt=args.format))
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     out = sys.stdout
@@ -338,7 +348,11 @@ def add_sim(sub):
                        "image file (killing the simulator is a power cut), the USB serial port on a pseudo-terminal "
                        "that `nakk sync` finds. With --keys or --keys-file it plays them, prints the final screen and "
                        "the match, and exits.")
-    p.add_argument("--image", default="nakk-flash.img", help="flash image file (created if missing; default: %(default)s)")
+    p.add_argument("--image", default="nakk-flash.img",
+                   help="flash image file (created if missing; an existing file must be a Nakk flash image; "
+                   "default: %(default)s)")
+    p.add_argument("--format", action="store_true",
+                   help="overwrite the --image file with an empty flash, whatever it holds")
     p.add_argument("--keys", help='key script, e.g. "OK OK OK OK A A" (A B C PREV OK NEXT; PREV:long OK:long NEXT:long or LPREV LOK LNEXT)')
     p.add_argument("--keys-file", help="key script file (# starts a comment)")
     p.add_argument("--screenshot", metavar="FILE.png", help="write a PNG of the OLED and the rings (at the end, or on `s`)")
@@ -353,14 +367,16 @@ def cmd_demo(args):
         keys = _sim_errors(lambda: S.parse_keys(f.read(), path))
     tmp = None
     image = args.image
-    if image is None:
+    if image is not None:
+        _check_image(image, args.format)
+    else:
         tmp = tempfile.mkdtemp(prefix="nakk-demo-")
         image = os.path.join(tmp, "nakk-flash.img")
     try:
         title = rules_pkg.get(args.ruleset).title[1]
         print("nakk demo: a whole %s match on the simulator, entered with %d button presses" % (title, len(keys)))
         print("(the real firmware on the MicroPython unix port; flash: %s)" % (image if tmp is None else "a fresh image"))
-        sim = _sim_errors(lambda: S.Simulator(image))
+        sim = _sim_errors(lambda: S.Simulator(image, fmt=args.format))
         try:
             print("serial port: %s" % sim.tty)
             _sim_errors(lambda: S.play(sim, keys))
@@ -397,7 +413,10 @@ def add_demo(sub):
                        "and print the final screen, the score, the winner, the number of presses and the match's "
                        "events as read back from the simulator's flash.")
     p.add_argument("--ruleset", choices=DEMO_RULESETS, default="saare-2020", help="the game (default: %(default)s)")
-    p.add_argument("--image", help="flash image file to play on (default: a fresh temporary one)")
+    p.add_argument("--image", help="flash image file to play on (created if missing; an existing file must be "
+                   "a Nakk flash image; default: a fresh temporary one)")
+    p.add_argument("--format", action="store_true",
+                   help="overwrite the --image file with an empty flash, whatever it holds")
     p.add_argument("--screenshot", nargs="?", const="nakk-demo.png", metavar="FILE.png",
                    help="write a PNG of the final screen and rings (default name: %(const)s)")
     p.set_defaults(func=cmd_demo)

@@ -37,7 +37,7 @@ import threading
 import time
 import tty
 
-from nakk_host import screenshot
+from nakk_host import flashimage, screenshot
 
 BUTTONS = ("A", "B", "C", "PREV", "OK", "NEXT")
 CLUSTER = ("PREV", "OK", "NEXT")
@@ -141,10 +141,20 @@ def micropython_env():
     return env
 
 
+def firmware_cwd():
+    """The working directory for firmware processes: the compiled tree itself.
+
+    The unix port puts its working directory first on the import path, so
+    started from a folder that holds a `nakk/` folder (the parent of a clone
+    named nakk) it would import that instead. Paths handed to the firmware
+    are made absolute first."""
+    return compiled_firmware()
+
+
 def run_firmware_module(module, args, heap=HEAP, timeout=60):
     """Run `micropython -m MODULE ARGS...` on the compiled firmware; the CompletedProcess (bytes)."""
     return subprocess.run([micropython_path(), "-X", "heapsize=" + heap, "-m", module] + list(args),
-                          env=micropython_env(), capture_output=True, timeout=timeout)
+                          env=micropython_env(), cwd=firmware_cwd(), capture_output=True, timeout=timeout)
 
 
 def dump_events(image, match=None):
@@ -219,12 +229,17 @@ class Simulator:
     """One simulated box: the firmware process, its screen and rings, its serial pty."""
 
     def __init__(self, image="nakk-flash.img", heap=HEAP, lang=None, usb=False, on_frame=None,
-                 timeout=20.0, register=True):
-        """image: the flash image file (created and formatted if missing); lang: "et"/"en" to set
-        the box's language; usb: start on the judge's USB (dimmed rings); on_frame(): called from
-        the reader thread after every screen or ring update; timeout: seconds to wait for an answer."""
+                 timeout=20.0, register=True, fmt=False):
+        """image: the flash image file (created and formatted if missing; an existing file that
+        is not a Nakk flash image is refused unless fmt=True, which overwrites it); lang: "et"/"en"
+        to set the box's language; usb: start on the judge's USB (dimmed rings); on_frame(): called
+        from the reader thread after every screen or ring update; timeout: seconds to wait for an answer."""
         if lang not in (None, "et", "en"):
             raise ValueError("lang must be et or en")
+        try:
+            flashimage.prepare(image, fmt)
+        except flashimage.ImageError as e:
+            raise SimulatorError(str(e))
         self.image = os.path.abspath(image)
         self.timeout = timeout
         self.on_frame = on_frame
@@ -262,7 +277,7 @@ class Simulator:
             # firmware cleanly, and never the firmware itself
             self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, env=micropython_env(),
-                                         start_new_session=True)
+                                         cwd=firmware_cwd(), start_new_session=True)
         except BaseException:
             self._close_fds()
             raise

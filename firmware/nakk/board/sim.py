@@ -71,6 +71,11 @@ _SETTLE_MS = const(3000)   # a tap that gives no event (a faulted button) is don
 _HEX = b"0123456789abcdef"
 
 
+class NoImage(BaseException):
+    """The flash image cannot be opened (no such folder, no permission): run() says so in one
+    line and exits 2. A BaseException, so that the app's own error handling does not take it."""
+
+
 class Quit(BaseException):
     """Raised by the control task on Q (or end of input) to end asyncio.run: a
     BaseException passes through asyncio's task handlers and the app's own."""
@@ -266,7 +271,10 @@ class SimBoard:
 
     def mount(self):
         from nakk.board.blockdev import mount_image
-        self.bdev = mount_image(self.image, MOUNT)
+        try:
+            self.bdev = mount_image(self.image, MOUNT)
+        except OSError as e:
+            raise NoImage("nakk: cannot open the flash image %s: %s\n" % (self.image, e))
         if self.lang is not None:
             from nakk.journal import write_atomic
             write_atomic(self.settings, b'{"lang":"%s"}' % (b"en" if self.lang == "en" else b"et"))
@@ -479,6 +487,9 @@ def run(argv):
         A.main(Mod, image=image, lang=lang, usb=usb)
     except Quit:
         pass
+    except NoImage as e:
+        sys.stderr.write(e.args[0])
+        return 2
     finally:
         for b in holder:
             b.unmount()
