@@ -197,6 +197,31 @@ def test_classic_has_no_misdeal_penalty_and_no_pits():
     rejected(m, deal(2, game="valge-pits"), "game")
 
 
+def test_classic_has_no_misdeal_setting_that_does_nothing():
+    # the classic text has no second-misdeal penalty (L4): no offence, so no setting pretending to one
+    from nakk import rules
+    assert rules.get("saare-classic").setting("misdeal_twice_penalty") is None
+    assert rules.get("saare-2020").setting("misdeal_twice_penalty").default == 2
+    m = Match()
+    rejected(m, dict(SETUP, ruleset="saare-classic", settings={"misdeal_twice_penalty": 2}),
+             "settings.misdeal_twice_penalty")
+    # in 2020 the setting is the offence's size
+    m = fold([dict(SETUP, first_shuffler=1, settings={"misdeal_twice_penalty": 3})])
+    m.apply({"seq": 2, "type": "penalty", "offence": "misdeal-twice", "by": "B"})
+    assert m.summary()["score"] == [3, 0]
+
+
+def test_every_offence_offered_is_accepted_under_the_defaults():
+    # what the box lists in its penalty menu, the rules take (by the dealer's pair, at the start)
+    from nakk import rules
+    for name in ("saare-2020", "saare-classic"):
+        r = rules.get(name)
+        for o in r.offences:
+            m = fold([dict(SETUP, ruleset=name)])
+            m.apply({"seq": 2, "type": "penalty", "offence": o[0], "by": "A"})
+            assert m.seq == 2, (name, o[0])
+
+
 def test_ulekula_policy():
     m = fold([dict(SETUP, settings={"all_pass_policy": "ulekula-ruutu"})])
     rejected(m, {"seq": 2, "type": "redeal", "reason": "all-pass"}, "reason")

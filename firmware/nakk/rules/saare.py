@@ -27,6 +27,17 @@ _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner"
 
 
 def _common_settings(year2020):
+    return _settings(year2020) + ((
+        # Only the 2020 text penalises a second misdeal (L9: "Kui eksib kaks korda
+        # kaartide jagamisel, karistatakse kahe nakiga"). The classic text leaves a
+        # misdeal to the forehand, who chooses a new deal or dealing on (L4), with
+        # no penalty: classic has neither the offence nor the setting.
+        Setting("misdeal_twice_penalty", 2, IntRange(0, 16), "SM-13",
+                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
+    ) if year2020 else ())
+
+
+def _settings(year2020):
     return (
         Setting("target", 16, IntRange(4, 200), "§3",
                 "Nakks that end the partii (16 = 4 rings)."),
@@ -61,8 +72,6 @@ def _common_settings(year2020):
                 "The fixed penalty for two or more cards shown at once, per incident (2020: 4, L53)."),
         Setting("shuffle_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-22",
                 "Shuffling after the delivery was chosen (classic: intentional shuffling only)."),
-        Setting("misdeal_twice_penalty", 2 if year2020 else 0, IntRange(0, 16), "SM-13",
-                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
         Setting("noise_deduction", 4, IntRange(0, 16), "SM-15",
                 "Deducted from the pair's overall tournament result at the judge's second warning."),
         Setting("redeal_passes_shuffle", False, (False, True), "§3 [I]",
