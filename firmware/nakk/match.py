@@ -126,6 +126,7 @@ class Match:
         best = max(st.score[i] for i in others)
         leaders = [i for i in others if st.score[i] == best]
         st.winner = leaders[0] if len(leaders) == 1 else None
+        self.rules.forfeited(st, self.cfg)
 
     def _cancel(self, ev):
         target = ev["target"]

@@ -237,6 +237,30 @@ def test_sohk_forfeit_partii_setting():
     assert s["over"] and s["winner"] == "B" and s["ended"] == "sohk"
 
 
+def test_forfeit_and_sohk_that_forfeits_pay_the_same_end_bonuses():
+    # every value of forfeit_end_bonuses, every way the marks and nakks fall: the two ways of giving up agree
+    karvane = {"type": "deal", "game": "ruutu", "maker": "A", "result": "karvane", "winner": "A"}
+    b_karvane = {"type": "deal", "game": "ruutu", "maker": "B", "result": "karvane", "winner": "B"}
+    b_win = {"type": "deal", "game": "suit", "maker": "B", "result": "win", "winner": "B"}
+    seen = set()
+    for ruleset in ("saare-2020", "saare-classic"):
+        for value in ("all", "karvane", "none"):
+            for deals in ([karvane], [karvane, b_win], [b_karvane, karvane], []):
+                out = []
+                for end in ({"type": "forfeit", "by": "B"}, {"type": "deal", "game": "suit", "maker": "B", "sohk": "B"}):
+                    evs = [dict(SETUP, ruleset=ruleset,
+                                settings={"forfeit_end_bonuses": value, "sohk_policy": "forfeit-partii"})]
+                    evs += [dict(d) for d in deals] + [dict(end)]
+                    for i, e in enumerate(evs):
+                        e["seq"] = i + 1
+                    s = fold(evs).summary()
+                    out.append((s["winner"], s["score"], s["bonus"], s["final"]))
+                assert out[0] == out[1], (ruleset, value, deals, out)
+                seen.add((value, tuple(out[0][2])))
+    # and the setting changes something: all differ where prillid and a mark are both due
+    assert ("all", (3, 0)) in seen and ("karvane", (1, 0)) in seen and ("none", (0, 0)) in seen
+
+
 def test_schmier_tie_settings():
     setup = {"seq": 1, "type": "setup", "v": 1, "ruleset": "schmier",
              "sides": [{"id": "A", "name": "a"}, {"id": "B", "name": "b"}, {"id": "C", "name": "c"}]}

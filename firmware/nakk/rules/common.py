@@ -225,6 +225,10 @@ class Ruleset:
         st.score[side] += points
         self.end_check(st, cfg, side)
 
+    def forfeited(self, st, cfg):
+        """A forfeit ended the match (st.over, st.winner are set): the game's end bonuses, if it
+        pays any when a side gives up. None by default."""
+
     def check_reason(self, ev):
         reason = ev["reason"]
         for r in self.redeal_reasons:

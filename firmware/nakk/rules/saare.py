@@ -61,6 +61,10 @@ def _settings(year2020):
                 "Penalty nakks received count as nakks when deciding prillid (the loser has 0)."),
         Setting("sohk_policy", "lose-deal", ("lose-deal", "forfeit-partii"), "SM-04",
                 "Sohk costs the offending pair the deal, or the whole partii."),
+        Setting("forfeit_end_bonuses", "all", ("all", "karvane", "none"), "SM-10 [I]",
+                "End bonuses when the partii ends by a forfeit, or by a sohk under forfeit-partii: all "
+                "(karvane +1 and prillid, as at any end: the texts add them \"partii lõppedes\" with no "
+                "exception), karvane (the marks only), or none."),
         Setting("all_pass_policy", "void", ("void", "ulekula-ruutu"), "SM-16",
                 "All four pass: a redeal, or üleküla ruutu (2 nakks to the pair with more eyes)."),
         Setting("card_show_penalty", 2, IntRange(0, 16), "P3-P5",
@@ -340,9 +344,22 @@ class Saare(Ruleset):
         st.over = True
         st.winner = winner
         st.ended = why
+        self._end_bonuses(st, cfg, "all" if why != "sohk" else cfg["forfeit_end_bonuses"])
+
+    def forfeited(self, st, cfg):
+        """A forfeit ended the partii (the match set the winner): the same end bonuses as a
+        sohk that forfeits it, by one setting, so the two ways of giving up agree."""
+        self._end_bonuses(st, cfg, cfg["forfeit_end_bonuses"])
+
+    def _end_bonuses(self, st, cfg, which):
+        """Karvane +1 (SM-10) and prillid +2 (SM-11), added at the end of the partii; which:
+        all, karvane or none (forfeit_end_bonuses, for a partii given up)."""
         for i in range(2):
-            marks = st.marks[i]
+            marks = st.marks[i] if which != "none" else 0
             st.bonus[i] = marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
+        if which != "all":
+            return
+        winner = st.winner
         loser = other(winner)
         held = st.score[loser]
         if not cfg["prillid_counts_penalty_nakks"]:
