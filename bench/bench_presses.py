@@ -1,4 +1,4 @@
-"""Bench: button presses per deal over the deal mix (shared/bench/deal-mix.json), through the real UI.
+"""Bench: button presses per deal over the deal mix (bench/deal-mix.json), through the real UI.
 
 Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy]
       --mpy also runs the same player on the MicroPython unix port
@@ -16,7 +16,7 @@ and enters the plain win when the screen does not offer what it wanted (jänn
 in pits). Schmier: on a point step OK gives that point and all later points to
 the bidder; the player uses it when every remaining point is the bidder's.
 
-Counting (shared/bench/README.md): every button event handed to Ui.handle is
+Counting (bench/README.md): every button event handed to Ui.handle is
 one press, a long press too. A deal's presses are its entry; a redeal counts as
 a deal (long OK, the reason, OK); a penalty (long NEXT, the offence, the
 offender's side button) and an undo (one wrong answer in an entry, then long
@@ -652,14 +652,9 @@ def main(argv):
             raise SystemExit(__doc__)
         i += 1
     here = os.path.dirname(os.path.abspath(__file__))
-    path = None
-    for p in (os.path.join(here, "..", "..", "shared", "bench", "deal-mix.json"),
-              os.path.join(here, "deal-mix.json")):
-        if os.path.exists(p):
-            path = os.path.abspath(p)
-            break
-    if path is None:
-        raise SystemExit("bench_presses: deal-mix.json not found")
+    path = os.path.join(here, "deal-mix.json")
+    if not os.path.exists(path):
+        raise SystemExit("bench_presses: %s not found" % path)
     allm = mixes(load_mix(path))
     t0 = time.time()
     results = {}

@@ -50,7 +50,8 @@ def describe_rules(name, lang="en"):
     out = ["%s: %s (%s, %d sides, %d players, scored in %s)" % (
         r.name, r.title[li], r.family, r.sides, r.seats, r.unit[li])]
     out.append("")
-    out.append("Settings (a club that reads a sentence the other way changes one setting):")
+    out.append("Settings (a club that reads a sentence the other way changes one setting;")
+    out.append("the [references] are explained in docs/rules.md of the Nakk repository):")
     for s in r.settings:
         default = "true" if s.default is True else "false" if s.default is False else str(s.default)
         out.append("  %s = %s" % (s.key, default))

@@ -94,7 +94,7 @@ class Setting:
         self.key = key
         self.default = default
         self.choices = choices   # tuple of allowed values, or an IntRange
-        self.ref = ref           # ambiguities.md id or rules section
+        self.ref = ref           # a reference explained in docs/rules.md
         self.text = text         # what it decides, for the judge
 
     def check(self, value):

@@ -1,7 +1,7 @@
 """Saare mäng (Saare Mäng club's Sasku): the 2020 rules and the classic rules, scored in nakks to 16.
 
-References: shared/rules/saare-2020.md, saare-classic.md, ambiguities.md
-(SM-nn); the Estonian texts in shared/seeds/ are the primary source.
+References ([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
+sentence of the Estonian texts (the primary source) that each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -30,7 +30,7 @@ def _common_settings(year2020):
     return _settings(year2020) + ((
         # Only the 2020 text penalises a second misdeal (L9: "Kui eksib kaks korda
         # kaartide jagamisel, karistatakse kahe nakiga"). The classic text leaves a
-        # misdeal to the forehand, who chooses a new deal or dealing on (L4), with
+        # misdeal to the forehand, who chooses a new deal or dealing on (classic L4), with
         # no penalty: classic has neither the offence nor the setting.
         Setting("misdeal_twice_penalty", 2, IntRange(0, 16), "SM-13",
                 "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),

@@ -2,8 +2,8 @@
 
 One box scores one room: side A sits NS, side B sits EW. The team match is
 joined on the judge's side by nakk.teams.team_match(), a pure function of both rooms'
-event lists. References: shared/rules/sasku-tournament.md, ambiguities.md
-(TS-nn); the Estonian text in shared/seeds/ is the primary source.
+event lists. References ([TS-nn], [T-P1], [Lnn] ...) are explained in
+docs/rules.md, with the sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -102,7 +102,7 @@ class Sasku(Ruleset):
             st.winner = None  # the team match is decided over both rooms (team_match)
 
     def _table(self, ev, cfg):
-        """P per side for the deal as played (score_table in sasku-tournament.md §4.2)."""
+        """P per side for the deal as played (docs/rules.md, Turniirisasku §4.2)."""
         contract = ev.get("contract")
         if contract not in CONTRACTS:
             raise EventError("contract", "must be one of " + ", ".join(CONTRACTS))

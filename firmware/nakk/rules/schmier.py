@@ -1,8 +1,8 @@
 """Schmier: six players in three teams of two, six points a hand (High, Low, Right, Left, Joker, Game), first to 21.
 
 Teams are sides A, B, C; seat s belongs to team s % 3 (partners opposite).
-References: shared/rules/schmier.md, ambiguities.md (SC-nn); the Estonian
-text in shared/seeds/ is the primary source.
+References ([SC-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
+sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -57,7 +57,7 @@ class Schmier(Ruleset):
         for p in POINTS:
             if p not in ev:
                 raise EventError(p, "missing: which team took the %s point" % p)
-            won[self.side(ev, p)] += 1    # always in play, always awarded (schmier.md §2)
+            won[self.side(ev, p)] += 1    # always in play, always awarded (docs/rules.md, Schmier §2)
         game = self._game_point(ev)
         if game is not None:
             won[game] += 1
