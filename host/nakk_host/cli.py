@@ -276,7 +276,7 @@ def _interactive(args):
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     out = sys.stdout
-    status = ["pty %s (nakk sync finds it)" % sim.tty]
+    status = ["pty %s (registered for nakk sync, which is not written yet)" % sim.tty]
     stop = threading.Event()
     lock = threading.Lock()
     shots = [0]
@@ -347,7 +347,7 @@ def add_sim(sub):
                        description="Run the real firmware on the MicroPython unix port with the simulator board: "
                        "keys for the buttons, the OLED and the rings drawn in the terminal, the flash as a LittleFS "
                        "image file (killing the simulator is a power cut), the USB serial port on a pseudo-terminal "
-                       "that `nakk sync` finds. With --keys or --keys-file it plays them, prints the final screen and "
+                       "that is registered for `nakk sync` (not written yet). With --keys or --keys-file it plays them, prints the final screen and "
                        "the match, and exits.")
     p.add_argument("--image", default="nakk-flash.img",
                    help="flash image file (created if missing; an existing file must be a Nakk flash image; "
@@ -429,7 +429,8 @@ COMMANDS = (add_score, add_rules, add_sim, add_demo)
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score, simulate, sync and judge.")
+    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's settings, "
+                                "run the box on the simulator. Not yet: sync with the boxes, standings.")
     p.add_argument("--version", action="version", version="nakk " + VERSION)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
