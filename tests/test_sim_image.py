@@ -103,7 +103,7 @@ def test_an_image_in_a_missing_folder_is_one_nakk_line(tmp_path):
             bad, os.path.dirname(bad)), r.stderr
     # the firmware's own entry point says it in one line too, without a MicroPython traceback
     env = dict(os.environ, MICROPYPATH=FIRMWARE + ":.frozen")
-    r = subprocess.run([micropython_path(), "-X", "heapsize=" + HEAP, "-m", "nakk.board.sim", bad],
+    r = subprocess.run([micropython_path(), "-X", "heapsize=" + HEAP, "-m", "nakk.simmain", bad],
                        input=b"", capture_output=True, cwd=ROOT, env=env, timeout=60)
     err = r.stderr.decode()
     assert r.returncode == 2 and "Traceback" not in err, err
@@ -129,7 +129,7 @@ def test_readme_dump_command_works_as_written(tmp_path):
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()
     cmds = [line for block in re.findall(r"```sh\n(.*?)\n```", text, re.S) for line in block.splitlines()
-            if "nakk.board.dump" in line]
+            if "-m nakk.dump" in line]
     assert len(cmds) == 1, cmds
     image = tmp_path / "nakk-flash.img"
     with S.Simulator(str(image)) as sim:
