@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, run_mpy
 
 NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
@@ -147,3 +149,19 @@ def test_help_and_readme_speak_in_the_present_only_of_commands_that_exist():
             if re.search(r"`nakk %s`|\bnakk %s\b|\b%s\b" % (name, name, name), text, re.I) and name != "flash" \
                     or re.search(r"`nakk flash`|flashing a Pico", text):
                 assert re.search(r"not yet|not written|being built|Not yet", text), (where, name, text[:300])
+
+
+@pytest.mark.parametrize("ruleset", ["saare-2020", "saare-classic", "sasku", "schmier"])
+def test_scripted_matches_played_on_the_ui_equal_nakk_score(ruleset, tmp_path):
+    # whole matches played through the UI (tests/test_ui.py's scripts); their journal scored by the command
+    from test_ui import MATCHES, _whole_match
+    assert ruleset in MATCHES
+    ui = _whole_match(ruleset)
+    path = tmp_path / (ruleset + ".jsonl")
+    path.write_bytes(b"".join(line + b"\n" for line in ui.table.saved))
+    r = nakk("score", "--json", str(path))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    s = ui.table.match.summary()
+    for key in ("final", "score", "winner", "bonus", "over", "locked", "deals"):
+        assert out[key] == s[key], (key, out[key], s[key])

@@ -23,11 +23,7 @@ What other tasks may use (the link, the simulator's control channel):
   settled()           no event queued, no entry unsaved, no button held
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 import asyncio
 import gc
@@ -35,6 +31,7 @@ import os
 
 from nakk import font
 from nakk import ui as U
+from nakk import words as W
 from nakk.buttons import PRESS, Buttons, at, kind, span
 from nakk.event import EventError, parse
 from nakk.journal import Journal
@@ -70,7 +67,7 @@ class App:
             broken = str(e) or type(e).__name__
         self.table = Table(self.journal, broken=broken)
         self.assignment_path = root + "/assignment.json"
-        resumed = self.table.resume()
+        self.table.resume()
         self.settings = Settings(board.settings)
         self.ui = U.Ui(self.table, clock=board.clock, lang=self.settings.lang, on_lang=self._save_settings,
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
@@ -87,7 +84,6 @@ class App:
         self.waiting = self.table.waiting()
         self.sent = 0          # bytes sent to the display since boot
         self.handled = 0       # button events handled since boot
-        self.resumed = resumed
         self.fault = None      # text of a task that died
         self._assigned = self.ui.assignment is not None
         self._say_bad_assignment()
@@ -118,7 +114,7 @@ class App:
         s.lang = ui.lang
         s.sound = ui.sound
         if not s.save():
-            ui.say(U.W_SAVEFAIL)
+            ui.say(W.SAVEFAIL)
             self.beep(_BEEP_BAD)
 
     def _assignment(self):
@@ -185,7 +181,7 @@ class App:
         if not self.table.flush():
             ui.resync()
             # a full flash refuses the entry in words the players act on (sync with the judge)
-            ui.say(U.W_FULL if self.table.full else U.W_SAVEFAIL, self.table.error or "")
+            ui.say(W.FULL if self.table.full else W.SAVEFAIL, self.table.error or "")
             self.beep(_BEEP_BAD)
         else:
             self.beep(_BEEP_SAVED)
@@ -254,7 +250,7 @@ class App:
         except (AttributeError, ImportError):
             pass
         try:
-            self.ui.say(("Viga", "Error"), self.fault)
+            self.ui.say(W.ERROR, self.fault)
             self.frame()
         except Exception:
             pass
@@ -274,6 +270,7 @@ class App:
     def journal_changed(self):
         """The journal changed under the table (the link's ack compacted a match away):
         count the waiting results again and, if the match in play is gone, show what is left."""
+        self.flush()                  # an entry held for the chord window goes to flash first
         if self.table.reload():
             self.ui.resync()
         self.waiting = self.table.waiting()

@@ -102,7 +102,6 @@ def add_rules(sub):
 
 # ---------------------------------------------------------------- sim and demo
 
-DEMO_RULESETS = ("saare-2020", "schmier", "sasku", "saare-classic")
 DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
 
 
@@ -185,12 +184,10 @@ def result_lines(summary):
     if not s["over"]:
         out.append("The match is not over.")
     elif s["winner"] is not None:
-        why = score_mod._ENDED.get(s["ended"], s["ended"])
+        why = score_mod.ending(s)
         out.append("Winner: %s (%s)" % (s["winner"], why) if why else "Winner: %s" % s["winner"])
-    elif s["ended"] == "boards":
-        out.append("No winner in this box: a Turniirisasku match is decided when the judge joins both rooms' boards.")
     else:
-        out.append("No winner.")
+        out.append(score_mod.no_winner(s) or "No winner.")
     return out
 
 
@@ -413,7 +410,7 @@ def add_demo(sub):
                        description="Play a whole scripted match on the simulator, with nobody at the keyboard, "
                        "and print the final screen, the score, the winner, the number of presses and the match's "
                        "events as read back from the simulator's flash.")
-    p.add_argument("--ruleset", choices=DEMO_RULESETS, default="saare-2020", help="the game (default: %(default)s)")
+    p.add_argument("--ruleset", choices=rules_pkg.NAMES, default=rules_pkg.NAMES[0], help="the game (default: %(default)s)")
     p.add_argument("--image", help="flash image file to play on (created if missing; an existing file must be "
                    "a Nakk flash image; default: a fresh temporary one)")
     p.add_argument("--format", action="store_true",

@@ -28,10 +28,9 @@ import framebuf
 from nakk import app as A
 from nakk.board import simpins as S
 from nakk.board.blockdev import mount_image
+from nakk.buttons import NAMES
 from nakk.event import encode
 from nakk.rings import Rings
-
-NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
 
 
 class TestBoard:
@@ -75,14 +74,7 @@ class TestBoard:
         else:
             mount_image(self.image, "/flash")
         if ASSIGN and not OFFER:
-            # what the judge's link will write: the next match's setup fields
-            import os
-            try:
-                os.mkdir("/flash/journal")
-            except OSError:
-                pass
-            with open("/flash/journal/assignment.json", "wb") as f:
-                f.write(ASSIGN)
+            write_assignment()     # found at boot
         return "/flash/journal"
 
     def feed(self):
@@ -103,6 +95,7 @@ ANSWERS = []
 
 
 def write_assignment():
+    # what the judge's link will write: the next match's setup fields
     import os
     try:
         os.mkdir("/flash/journal")
