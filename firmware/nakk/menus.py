@@ -18,7 +18,7 @@ def menu(m, lang, sound, items, actions):
     of items[i]."""
     if not m.st.over:
         for r in m.rules.redeal_reasons:
-            items.append(W.REDEAL[lang] + r[1 + lang])
+            items.append(m.rules.redeal_word[lang] + ": " + r[1 + lang])
             actions.append((REDEAL, r[0]))
         items.append(W.FORFEIT)
         actions.append((FORFEIT, None))
@@ -43,8 +43,15 @@ def position(actions, what):
 
 
 def penalties(m, items, ids):
-    """The offences of match m's ruleset, into the lists items (their words) and ids; none
-    when it has none."""
+    """The offences of match m's ruleset, into the lists items (their words) and ids (each
+    (offence id, field, value): the number an offence takes, one item per number, or None, None);
+    none when it has none."""
     for o in m.rules.offences:
-        items.append((o[1], o[2]))
-        ids.append(o[0])
+        if len(o) > 3:
+            field, low, high = o[3]
+            for v in range(low, high + 1):
+                items.append(("%s: %d" % (o[1], v), "%s: %d" % (o[2], v)))
+                ids.append((o[0], field, v))
+        else:
+            items.append((o[1], o[2]))
+            ids.append((o[0], None, None))

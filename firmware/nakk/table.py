@@ -30,6 +30,7 @@ class Table:
         self.recent = []           # (seq, bytes) of the last entries saved: what an undo names
         self.damaged = None        # (match number, why) of the latest match when it cannot be folded back
         self._pending_seq = 0
+        self._wrong_starts = {}    # match number -> whether it is a start abandoned unplayed (read once)
 
     # ------------------------------------------------------------ reading back
     def _history(self):
@@ -109,14 +110,37 @@ class Table:
         self._refold()
 
     def waiting(self):
-        """Finished matches on flash that the judge has not acknowledged yet."""
+        """Results on flash that the judge has not acknowledged yet: finished matches (locked:
+        every side answered, or closed), a start abandoned before anything was played excepted
+        (there is nothing in it to judge; it stays on flash for the judge's tool all the same)."""
         if self.journal is None:
             return 0
         k = 0
         for n, fin in self.journal.matches():
-            if fin:
+            if fin and not self._wrong_start(n):
                 k += 1
         return k
+
+    def _wrong_start(self, n):
+        """Whether finished match n is a setup closed at once (the menu's "wrong start")."""
+        known = self._wrong_starts.get(n)
+        if known is not None:
+            return known
+        wrong = False
+        i = 0
+        try:
+            for r in self.journal.records(n):
+                i += 1
+                if i == 2:
+                    wrong = parse(r).get("type") == "close"
+                elif i > 2:
+                    wrong = False
+                    break
+        except Exception:       # unreadable: count it (the judge looks at it)
+            wrong = False
+        if n != self.n:
+            self._wrong_starts[n] = wrong     # a match not in play no longer changes
+        return wrong
 
     def event(self, seq):
         """The event with this seq (from the recent entries, else read back from flash), or None."""
@@ -185,7 +209,9 @@ class Table:
             self._remember(data)
             return True
         try:
-            self.journal.append(self.n, data, finished=self.match.st.over)
+            # finished on flash = a result waiting for the judge: locked (every side answered,
+            # or closed), not merely over (the players still confirm or dispute it)
+            self.journal.append(self.n, data, finished=self.match.locked())
         except (OSError, JournalError) as e:
             # Not on flash (a full flash is JournalFull): the score must not show it, and the
             # next entry must take this one's seq. Fold again from what is saved.

@@ -235,14 +235,14 @@ def cmd_sim(args):
     return 0
 
 
-_TERM_KEYS = {"a": ("A", False), "b": ("B", False), "c": ("C", False),
+_TERM_KEYS = {"a": ("A", False), "b": ("B", False), "c": ("C", False), "x": ("A+B", False),
               "j": ("PREV", False), "k": ("OK", False), "l": ("NEXT", False),
               "J": ("PREV", True), "K": ("OK", True), "L": ("NEXT", True),
               "\r": ("OK", False), "\n": ("OK", False),
               "\x1b[D": ("PREV", False), "\x1b[C": ("NEXT", False),
               "\x1bOD": ("PREV", False), "\x1bOC": ("NEXT", False)}
 
-_HELP = ("a b c: side buttons   j k l or \u2190 Enter \u2192: PREV OK NEXT   J K L: long PREV/OK/NEXT   "
+_HELP = ("a b c: side buttons   x: A+B together   j k l or \u2190 Enter \u2192: PREV OK NEXT   J K L: long PREV/OK/NEXT   "
          "u: USB host   s: screenshot   q: quit")
 
 

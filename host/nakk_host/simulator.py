@@ -494,8 +494,9 @@ class Simulator:
         """Press a button (A B C PREV OK NEXT) for a tap, or 1 s if long (or ms);
         returns the number of button events the firmware handled for it, once it has
         handled them and put any entry on flash."""
-        if name not in BUTTONS:
-            raise ValueError("unknown button %r (buttons: %s)" % (name, " ".join(BUTTONS)))
+        if name not in BUTTONS and not _chord(name):
+            raise ValueError("unknown button %r (buttons: %s, or side buttons together: A+B)"
+                             % (name, " ".join(BUTTONS)))
         hold = ms if ms is not None else (LONG_MS if long else SHORT_MS)
         before = self.sent
         self._k += 1
@@ -611,14 +612,21 @@ class Simulator:
 _LONG_ALIASES = {"LPREV": "PREV", "LOK": "OK", "LNEXT": "NEXT"}
 
 
+def _chord(name):
+    """Whether name is side buttons pressed together: A+B, B+C, A+B+C ..."""
+    parts = name.split("+")
+    return len(parts) > 1 and len(set(parts)) == len(parts) and all(p in BUTTONS[:3] for p in parts)
+
+
 class KeyScriptError(ValueError):
     pass
 
 
 def parse_keys(text, source="keys"):
     """A key script -> [(button, long)]. Tokens: A B C PREV OK NEXT; long presses
-    PREV:long OK:long NEXT:long (or LPREV LOK LNEXT); `#` starts a comment; any
-    whitespace separates. Case does not matter."""
+    PREV:long OK:long NEXT:long (or LPREV LOK LNEXT); side buttons pressed together
+    (a chord) A+B, A+C, B+C, A+B+C; `#` starts a comment; any whitespace separates.
+    Case does not matter."""
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0]
@@ -634,9 +642,9 @@ def parse_keys(text, source="keys"):
             elif t in _LONG_ALIASES:
                 t = _LONG_ALIASES[t]
                 long = True
-            if t not in BUTTONS:
+            if t not in BUTTONS and not _chord(t):
                 raise KeyScriptError("%s line %d: unknown key %r (keys: A B C PREV OK NEXT, "
-                                     "PREV:long OK:long NEXT:long)" % (source, n, tok))
+                                     "PREV:long OK:long NEXT:long, A+B for a chord)" % (source, n, tok))
             out.append((t, long))
     return out
 

@@ -183,8 +183,8 @@ def step(key, et, en, choices, side=None, rest=None):
 # ---------------------------------------------------------------- words
 
 # how an event type reads on the box, (Estonian, English)
-_TYPES = {"deal": ("jagu", "deal"), "redeal": ("uus jagamine", "redeal"), "penalty": ("karistus", "penalty"),
-          "adjust": ("parandus", "adjustment"), "forfeit": ("loobumine", "forfeit")}
+_TYPES = {"penalty": ("Karistus", "Penalty"), "adjust": ("Parandus", "Adjustment"),
+          "forfeit": ("Loobumine", "Forfeit")}
 # the fields that name an entry other than a deal, each with the side field that follows it
 _OTHER_WORDS = (("offence", "by"), ("reason", None), ("by", None))
 # how a match ended, in the judge's words: what every game shares (a ruleset adds its own)
@@ -204,11 +204,12 @@ class Ruleset:
     seats = 4
     unit = ("nakk", "nakk")
     settings = ()
-    offences = ()           # (id, et, en)
+    offences = ()           # (id, et, en), or (id, et, en, (field, low, high)): a number the offence takes
     redeal_reasons = ()     # (id, et, en)
     has_boards = False
     deal_words = ()         # (field, side field) pairs that name a deal in the players' words, in order
-    counter_word = ("Jagu", "Deal")   # what the header counts
+    counter_word = ("Jagu", "Deal")   # what the header counts (a deal), in the players' words
+    redeal_word = ("Uuesti", "Redeal")   # a deal dealt again, in the players' words
     endings = ()            # (ended, the judge's words) of this game's own endings
     draws = ()              # `ended` values that are a draw (over, no winner, nobody lost)
     no_winner = ()          # (ended, the judge's words) for endings that have no winner by design
@@ -283,6 +284,22 @@ class Ruleset:
         """The number beside counter_word in the header: the deal being played (the last, once over)."""
         return st.deals + (0 if st.over else 1)
 
+    def number(self, st, ev):
+        """The number the header showed while deal ev was entered, ev being the latest entry
+        in force of state st (what the undo question names it by)."""
+        return st.deals
+
+    def banner(self, st, answers, lang):
+        """A line about the deal being entered that the players must see (what a pokk
+        replay keeps, the bid entered), or None. answers: the deal's fields answered so far.
+        Called when the entry moves a step, not per frame."""
+        return None
+
+    def mark_bonus(self, st, cfg, i):
+        """What the marks of side i bring at the end (shown beside its name while the match is
+        played), 0 for none."""
+        return 0
+
     def gauge(self, st, i):
         """How many of the four boxes beside side i's score to fill, or -1 for no gauge. Allocates nothing."""
         return -1
@@ -312,8 +329,9 @@ class Ruleset:
                 return row[1]
         return ended
 
-    def describe(self, ev, lang, steps):
-        """An entry in the players' words, e.g. "#12 jagu: Ruutu B, Jänn A" (what an undo names).
+    def describe(self, ev, lang, steps, number=None):
+        """An entry in the players' words, e.g. "Mäng 6: Ruutu B, Jänn A" (what an undo names):
+        a deal by the number the header gave it (number), anything else by what it is.
         steps: the deal form's steps, whose labels name the values."""
         labels = {}
         for row in self.offences + self.redeal_reasons:
@@ -334,5 +352,11 @@ class Ruleset:
                 used.append(who)
                 v += " " + str(ev[who])
             parts.append(v)
-        words = _TYPES.get(t)
-        return "#%d %s: %s" % (ev["seq"], words[lang] if words is not None else t, ", ".join(parts))
+        if t == "deal":
+            head = "%s %d" % (self.counter_word[lang], number if number is not None else ev["seq"])
+        elif t == "redeal":
+            head = self.redeal_word[lang]
+        else:
+            words = _TYPES.get(t)
+            head = words[lang] if words is not None else t
+        return "%s: %s" % (head, ", ".join(parts))

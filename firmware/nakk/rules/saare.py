@@ -92,6 +92,8 @@ class Saare(Ruleset):
     deal_words = (("game", "maker"), ("result", "winner"))
     endings = (("sohk", "sohk (partii forfeited)"),)
     marks_word = "karvane"
+    counter_word = ("Mäng", "Deal")          # "mäng on pooleli ja trump tehtud" (L21): a deal is a mäng
+    redeal_word = ("Uus töö", "Redeal")      # "tuleb uus töö" (L8, L21; classic L4, L11)
 
     def __init__(self, name, title, games, year2020):
         self.name = name
@@ -101,7 +103,8 @@ class Saare(Ruleset):
         self.settings = _common_settings(year2020)
         offences = [
             ("card-shown", "Kaart näidatud", "Card shown"),
-            ("cards-shown", "Mitu kaarti", "Cards shown"),
+            # the count changes the penalty under per-card (SM-14): the box asks it
+            ("cards-shown", "Mitu kaarti näidatud", "Cards shown", ("cards", 2, 9)),
             ("shuffle", "Segamine", "Shuffling"),
         ]
         if year2020:
@@ -375,6 +378,19 @@ class Saare(Ruleset):
 
     def form_key(self, st):
         return None if st.chain else 0     # a pokk replay fixes its game (and maker): its own form
+
+    def banner(self, st, answers, lang):
+        if not st.chain:
+            return None
+        maker, game = st.pending
+        # "sama trump uuesti" does not fit 128 px with the game: the game named says it is the same
+        return ("Pokk: uuesti (%s %s)", "Pokk: again (%s %s)")[lang] % (
+            _GAME_LABELS[game][lang], SIDES[maker])
+
+    def mark_bonus(self, st, cfg, i):
+        # the karvane end bonus the marks bring this pair (SM-10): what the mark means to the players
+        marks = st.marks[i]
+        return marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
 
     def gauge(self, st, i):
         return st.score[i] // NAKKS_PER_RING

@@ -24,7 +24,8 @@ class Sasku(Ruleset):
     name = "sasku"
     family = "sasku"
     deal_words = (("contract", "maker"), ("result", "winner"))
-    counter_word = ("Jagu", "Board")
+    counter_word = ("Jaotus", "Board")    # "jaotused mängitakse mõlemas toas": a board is a jaotus
+    redeal_word = ("Uus jaotus", "Redeal")  # the board dealt again
     endings = (("boards", "all boards played"), ("disqualified", "a side was disqualified"))
     no_winner = (("boards", "No winner in this box: a Turniirisasku match is decided when the judge"
                               " joins both rooms' boards."),)
@@ -71,6 +72,9 @@ class Sasku(Ruleset):
 
     def form_key(self, st):
         return self.next_board(st) or 0    # the form fixes the board number
+
+    def number(self, st, ev):
+        return ev.get("board", st.deals)
 
     def count(self, st):
         return self.next_board(st) if not st.over else len(st.boards)

@@ -150,17 +150,25 @@ class Schmier(Ruleset):
     def penalty(self, st, ev, cfg):
         raise EventError("offence", "Schmier defines no penalties; enter an adjustment with a reason")
 
+    def banner(self, st, answers, lang):
+        # the bid, once entered, stays in sight while its points are entered
+        bid = answers.get("bid")
+        if bid is None:
+            return None
+        return ("Pakkumine %d: %s", "Bid %d: %s")[lang] % (bid, answers.get("bidder", "?"))
+
     def form(self, st, cfg):
         bids = [choice(b, str(b), str(b), side="bidder") for b in (3, 4, 5, 6)]
         steps = [step("bid", "Pakkumine", "Bid", bids)]
         # OK on a point gives it and every point after it to the bidder's team
-        # ("rest"): the bidder takes most points, so most hands end early.
+        # ("rest"): the bidder takes most points, so most hands end early. The answer
+        # box says so: a side button for the team that took it, OK for the bidder.
         for p in POINTS:
             et, en = _LABELS[p]
-            steps.append(step(p, et, en, [choice("team", et, en, side=p)], rest="bidder"))
+            steps.append(step(p, et, en, [choice("team", "OK: pakkujale", "OK: to bidder", side=p)], rest="bidder"))
         steps.append(step("game", "Mängupunkt", "Game", [
-            choice("team", "Mängupunkt", "Game", side="game"),
-            choice(None, "Viik: kellelegi", "Tie: nobody", ok=True),
+            choice("team", "OK: pakkujale", "OK: to bidder", side="game"),
+            choice(None, "Viik: mitte kellelegi", "Tie: nobody", ok=True),
         ], rest="bidder"))
         return {}, steps
 
