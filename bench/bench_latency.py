@@ -430,9 +430,8 @@ class _Match:
                 by = SIDES[m.st.shuffler % 2] if offence == "misdeal-twice" else "AB"[rng.below(2)]
                 self.long(K.NEXT)
                 assert ui.mode == U.PENALTY
-                for o in m.rules.offences:
-                    if o[0] == offence:
-                        self.move(list(ui.items).index((o[1], o[2])))
+                # the offence's first row (cards shown: 2 cards, the event's default)
+                self.move([c[0] for c in ui.chosen].index(offence))
                 assert self.side(by)
                 continue
             want = self._want()
@@ -441,8 +440,7 @@ class _Match:
                 assert ui.mode == U.MENU
                 reasons = [r for r in m.rules.redeal_reasons if not (r[0] == "no-picture" and m.st.chain)]
                 r = reasons[rng.below(len(reasons))]
-                from nakk.words import REDEAL
-                self.move(list(ui.items).index(REDEAL[ui.lang] + r[1 + ui.lang]))
+                self.move(list(ui.items).index(m.rules.redeal_word[ui.lang] + ": " + r[1 + ui.lang]))
                 assert self.ok()
                 continue
             if rng.chance(mix["undo_per_deal"]):

@@ -46,7 +46,6 @@ if not MPY:
 from nakk import buttons as K  # noqa: E402
 from nakk import rules as _rules  # noqa: E402
 from nakk import ui as U  # noqa: E402
-from nakk import words as W  # noqa: E402
 from nakk.event import SIDES  # noqa: E402
 from nakk.table import Table  # noqa: E402
 
@@ -342,7 +341,7 @@ class Player:
         text = None
         for r in rules.redeal_reasons:
             if r[0] == reason:
-                text = W.REDEAL[ui.lang] + r[1 + ui.lang]
+                text = rules.redeal_word[ui.lang] + ": " + r[1 + ui.lang]
         self.move(list(ui.items).index(text))
         assert self.press(OK_S)
         return self.presses - p0
@@ -352,9 +351,8 @@ class Player:
         p0 = self.presses
         self.press(NEXT_L)
         assert ui.mode == U.PENALTY
-        for o in ui.table.match.rules.offences:
-            if o[0] == offence:
-                self.move(list(ui.items).index((o[1], o[2])))
+        # the offence's first row (cards shown: 2 cards, the event's default)
+        self.move([c[0] for c in ui.chosen].index(offence))
         assert self.side(by)
         return self.presses - p0
 

@@ -103,6 +103,18 @@ def test_the_number_of_cards_shown_is_entered():
     assert ui.table.match.st.score == [6, 0]
 
 
+def test_a_sohk_is_entered_with_the_offenders_button():
+    ui = started("saare-2020")
+    play(ui, "NEXT B PREV PREV")                     # ruutu by B; the result list wraps: pokk, then sohk
+    assert ui.word(ui.items[ui.cursor]) == "Sohk"
+    assert play(ui, "B") == 1                        # the makers' sohk: A gets 4 + 2 (SM-04)
+    ev = saved(ui)[-1]
+    assert ev["sohk"] == "B" and "result" not in ev and ev["game"] == "ruutu"
+    assert ui.table.match.st.score == [6, 0]
+    play(ui, "LPREV")                                # a step back from the next deal's first step
+    assert ui.mode == U.UNDO
+
+
 def test_a_manual_turniirisasku_start_asks_the_number_of_boards():
     ui = box()
     play(ui, "NEXT NEXT OK OK OK OK")                # sasku, table 1, round 1, room 1
@@ -146,11 +158,13 @@ def test_the_words_are_the_seed_texts():
 
 def test_the_karvane_mark_is_shown_as_the_bonus_it_brings():
     ui = started("saare-2020")
-    m = ui.table.match
     play(ui, "NEXT B NEXT NEXT A")                   # ruutu by B, karvane to A: a mark for A
+    m = ui.table.match
     assert m.st.marks == [1, 0]
     assert [m.rules.mark_bonus(m.st, m.cfg, i) for i in (0, 1)] == [1, 0]
-    play(ui, "A PREV PREV A")                        # karvane again to A: +2 at the end
+    play(ui, "A NEXT NEXT A")                        # karvane again to A: +2 at the end
+    m = ui.table.match
+    assert m.st.marks == [2, 0]
     assert [m.rules.mark_bonus(m.st, m.cfg, i) for i in (0, 1)] == [2, 0]
 
 
@@ -196,7 +210,7 @@ def test_a_result_waits_for_the_judge_once_locked_and_an_abandoned_start_never(t
         assert ui.table.waiting() == 0               # nothing for the judge in a wrong start
         play(ui, "OK OK OK OK")
         for _ in range(4):
-            play(ui, "NEXT NEXT NEXT A PREV PREV A") # pime ruutu, karvane: 6 + 2 per deal
+            play(ui, "NEXT NEXT NEXT A NEXT NEXT A") # pits by A, karvane: 6 + 2 per deal
         assert ui.table.match.st.over and ui.mode == U.END
         assert ui.table.waiting() == 0               # over, but nobody confirmed yet
         play(ui, "A")

@@ -142,6 +142,8 @@ def _word(v):
 #                    button); without it, OK commits
 #              ok:   True when OK commits it (no side is asked)
 #              when: (field, values): offered only when an earlier answer is one of values
+#              omit: True when the step's own field is left out (the choice only names
+#                    its side field: a sohk names the offender, and no result)
 #   side     the default side field for the step's choices (a choice may override)
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same
@@ -150,10 +152,13 @@ def _word(v):
 # or the named side button. Nothing in the UI is written per game, and the
 # UI never writes into a form: it is read-only data once built.
 
-def choice(value, et, en, side=None, ok=False, when=None):
+def choice(value, et, en, side=None, ok=False, when=None, omit=False):
     """One answer. side: the field a side button fills while committing it;
-    ok: committed with OK instead; when: (field, values) it is offered for."""
+    ok: committed with OK instead; when: (field, values) it is offered for;
+    omit: the step's field is left out of the event (value is then None)."""
     c = {"value": value, "label": (et, en)}
+    if omit:
+        c["omit"] = True
     if side is not None:
         c["side"] = side
     if ok:

@@ -437,6 +437,10 @@ class Saare(Ruleset):
         ]
         if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
             results.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", when=("game", pits_games)))
+        # a sohk (SM-04): the offending pair's button; the deal goes to the other pair
+        # by sohk_policy (no result is entered: the engine scores it). Before the pokk,
+        # which stays one PREV from the first answer.
+        results.append(choice(None, "Sohk", "Sohk", side="sohk", omit=True))
         results.append(choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True))
         steps.append(step("result", "Tulemus", "Result", results))
         return fixed, steps

@@ -13,6 +13,8 @@ _LABELS = {
     "high": ("Kõrge", "High"), "low": ("Madal", "Low"), "right": ("Parem", "Right"),
     "left": ("Vasak", "Left"), "joker": ("Jokker", "Joker"), "game": ("Mängupunkt", "Game"),
 }
+_BID_LINES = {}    # bid, bidder and lang as one int -> the line banner() shows
+
 _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "side"),
                 ("right", "side"), ("left", "side"), ("joker", "side"), ("game", "any"),
                 ("counts", "list"), ("trump", "str"), ("note", "str"))
@@ -155,7 +157,15 @@ class Schmier(Ruleset):
         bid = answers.get("bid")
         if bid is None:
             return None
-        return ("Pakkumine %d: %s", "Bid %d: %s")[lang] % (bid, answers.get("bidder", "?"))
+        bidder = answers.get("bidder")
+        if not isinstance(bid, int) or bidder not in SIDES[:3]:
+            return None
+        # made once per bid, bidder and language: a step then allocates nothing
+        i = ((bid % 8) * 3 + SIDES.index(bidder)) * 2 + lang
+        line = _BID_LINES.get(i)
+        if line is None:
+            line = _BID_LINES[i] = ("Pakkumine %d: %s", "Bid %d: %s")[lang] % (bid, bidder)
+        return line
 
     def form(self, st, cfg):
         bids = [choice(b, str(b), str(b), side="bidder") for b in (3, 4, 5, 6)]
