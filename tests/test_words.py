@@ -115,6 +115,26 @@ def test_a_sohk_is_entered_with_the_offenders_button():
     assert ui.mode == U.UNDO
 
 
+def test_an_offence_judged_inside_a_turniirisasku_board_is_entered():
+    ui = started("sasku")
+    play(ui, "A LNEXT")                              # suit by A; then the penalty list
+    names = [ui.word(i) for i in ui.items]
+    assert "Kommentaarid" in names and "Mastisalgamine" in names
+    while ui.word(ui.items[ui.cursor]) != "Kommentaarid":
+        play(ui, "NEXT")
+    play(ui, "B")                                    # B commented: back to the board's result
+    assert ui.mode == U.ENTRY and ui.word(ui.title) == "Tulemus"
+    assert ui.banner == "Rikkus B: Kommentaarid" and font.width(ui.banner) <= 128
+    assert play(ui, "A") == 1                        # A won (2 P): the judge's floor gives A 4 P (T-P1)
+    ev = saved(ui)[-1]
+    assert (ev["offence"], ev["offender"], ev["winner"]) == ("comment", "B", "A")
+    assert ui.table.match.st.score == [4, 0] and ui.banner is None
+    for o in ui.table.match.rules.deal_offences:    # every one of them fits the line over the scores
+        for lang in (W.ET, W.EN):
+            line = ui.table.match.rules.banner(None, {"offence": o[0], "offender": "B"}, lang)
+            assert font.width(line) <= 128, line
+
+
 def test_a_manual_turniirisasku_start_asks_the_number_of_boards():
     ui = box()
     play(ui, "NEXT NEXT OK OK OK OK")                # sasku, table 1, round 1, room 1
@@ -234,3 +254,126 @@ def _rmtree(path):
         except OSError:
             _rmtree(p)
     os.rmdir(path)
+
+
+# ---------------------------------------------------------------- 15: everything the rules accept, by the buttons
+
+def _commit(ui, c):
+    """Commit choice c of the step on screen: a side button (A) where it names a side, else OK."""
+    i = 0
+    while ui.deal.choices[ui.cursor] is not c:
+        play(ui, "NEXT")
+        i += 1
+        assert i <= len(ui.items), "choice not offered"
+    return play(ui, "A" if c.get("side") is not None else "OK")
+
+
+def _paths(ui, depth):
+    """Every sequence of choice indexes for the steps before `depth` on a fresh deal (the form's
+    conditions decide what is offered, so the paths are found by entering them)."""
+    out = [[]]
+    for d in range(depth):
+        more = []
+        for p in out:
+            more.extend(p + [i] for i in range(len(_offered_after(ui, p))))
+        out = more
+    return out
+
+
+def _offered_after(ui, path):
+    d = ui.deal
+    d.begin(ui.table.match)
+    for i in path:
+        d.show()
+        d.answer(d.choices[i], 0 if d.choices[i].get("side") is not None else None)
+    d.show()
+    choices = list(d.choices)
+    d.begin(ui.table.match)
+    d.show()
+    return choices
+
+
+def test_every_choice_of_every_form_is_entered_with_the_buttons():
+    offered = []     # (ruleset, step, choice label) of every choice on some path
+    entered = []     # those saved in a deal through the buttons
+    for name in rules.NAMES:
+        base = started(name)
+        steps = base.deal.steps
+        for k in range(len(steps)):
+            for path in _paths(base, k):
+                for ci in range(len(_offered_after(base, path))):
+                    ui = started(name)
+                    for i in path:
+                        ui.deal.show()
+                        _commit(ui, ui.deal.choices[i])
+                    if ui.deal.steps[ui.deal.step]["key"] != steps[k]["key"]:
+                        continue                      # the form skipped the step on this path
+                    c = ui.deal.choices[ci]
+                    tag = (name, steps[k]["key"], c["label"][1])
+                    if tag not in offered:
+                        offered.append(tag)
+                    n = _commit(ui, c)
+                    while n == 0 and ui.mode == U.ENTRY and ui.deal.step > 0:
+                        n = _commit(ui, ui.deal.choices[0])     # the rest: the first answers
+                    key = steps[k]["key"]
+                    if n == 0:
+                        # refused by the rules (say, a result the eyes contradict): said in words
+                        assert ui.msg is not None, (name, key, c["value"])
+                        continue
+                    ev = saved(ui)[-1]
+                    if c.get("omit"):
+                        assert key not in ev and ev[c["side"]] == "A", (name, key, ev)
+                    elif c.get("side") is not None:
+                        # the side field is the step's own (a Schmier point: the team that took it)
+                        assert ev[c["side"]] == "A" and (c["side"] == key or ev.get(key) == c["value"]), \
+                            (name, key, c, ev)
+                    else:
+                        assert ev.get(key, None) == c["value"], (name, key, c, ev)
+                    if tag not in entered:
+                        entered.append(tag)
+    missing = [t for t in offered if t not in entered]
+    assert not missing, missing
+    assert len(offered) >= 30, offered
+
+
+def test_every_offence_and_every_setup_field_is_entered_with_the_buttons():
+    for name in rules.NAMES:
+        ui = started(name)
+        pen, ids = [], []
+        menus.penalties(ui.table.match, pen, ids)
+        for i in range(len(ids)):
+            ui = started(name)
+            if name == "sasku" and ids[i][1] == menus.DEAL:
+                play(ui, "A")                         # an offence judged inside a board: a board first
+            play(ui, "LNEXT")
+            while ui.cursor != i:
+                play(ui, "NEXT")
+            before = len(saved(ui))
+            play(ui, "A")
+            if len(saved(ui)) == before and ui.mode == U.PENALTY:
+                play(ui, "B")                         # misdealt twice: only the dealer's pair
+            offence, field, value = ids[i]
+            if field == menus.DEAL:
+                play(ui, "A")
+            ev = saved(ui)[-1]
+            assert ev["offence"] == offence, (name, ids[i], ev)
+            if field is not None and field != menus.DEAL:
+                assert ev[field] == value
+    # the start wizard: a value other than the first for every step reaches the setup
+    for g in range(len(rules.NAMES)):
+        ui = box()
+        play(ui, "NEXT " * g + "OK")
+        fields = []
+        while ui.mode == U.START:
+            title = ui.word(ui.title)
+            fields.append(title)
+            play(ui, "NEXT OK")
+        s = ui.table.match.setup
+        assert s["ruleset"] == rules.NAMES[g]
+        want = {"Laud": ("table", 2), "Voor": ("round", 2), "Tuba": ("room", 2), "Esimene segaja": ("first_shuffler", 1)}
+        for t in fields:
+            if t == "Jaotusi":
+                assert s["boards"] == [1, 9]          # the ruleset's 8, and NEXT
+            else:
+                key, v = want[t]
+                assert s[key] == v, (t, s)

@@ -36,6 +36,8 @@ def menu(m, lang, sound, items, actions):
     actions.append((BACK, None))
 
 
+DEAL = "deal"   # a penalty row's field for an offence that goes into the deal being entered
+
 _ROWS = {}    # (ruleset name, lang or -1) -> rows made once: opening a list then makes no new strings
 
 
@@ -57,8 +59,8 @@ def position(actions, what):
 
 def penalties(m, items, ids):
     """The offences of match m's ruleset, into the lists items (their words) and ids (each
-    (offence id, field, value): the number an offence takes, one item per number, or None, None);
-    none when it has none."""
+    (offence id, field, value): the number an offence takes, one item per number, or None, None;
+    field DEAL: an offence judged inside the deal being entered); none when it has none."""
     key = (m.rules.name, -1)
     rows = _ROWS.get(key)
     if rows is None:
@@ -72,6 +74,9 @@ def penalties(m, items, ids):
             else:
                 rows[0].append((o[1], o[2]))
                 rows[1].append((o[0], None, None))
+        for o in m.rules.deal_offences:
+            rows[0].append((o[1], o[2]))
+            rows[1].append((o[0], DEAL, None))
     for i in range(len(rows[0])):
         items.append(rows[0][i])
         ids.append(rows[1][i])

@@ -490,6 +490,8 @@ class Ui:
             if side is None:
                 return self._refuse(W.NOSIDE)
             offence, field, value = self.chosen[self.cursor]
+            if field == menus.DEAL:
+                return self._deal_offence(offence, side)
             ev = {"type": "penalty", "offence": offence, "by": SIDES[side]}
             if field is not None:
                 ev[field] = value
@@ -498,6 +500,18 @@ class Ui:
             return self._refuse(W.SIDE)
         if k == K.LONG and b == K.PREV:
             self._back_to_entry()
+        return _MOVED
+
+    def _deal_offence(self, offence, side):
+        """An offence judged inside the deal being entered (the ruleset's deal_offences): back
+        to the entry, the offence and its offender in the deal's answers (and on the banner);
+        the deal is saved with them when its result is entered."""
+        self._back_to_entry()
+        if self.mode != ENTRY:
+            return self._refuse(W.REFUSED)
+        self.deal.answers["offence"] = offence
+        self.deal.answers["offender"] = SIDES[side]
+        self._set_banner()
         return _MOVED
 
     # ------------------------------------------------------------ undo

@@ -35,6 +35,10 @@ class Sasku(Ruleset):
     unit = ("P", "P")
     has_boards = True
     offences = (("illegal-info", "Illegaalne info", "Illegal information"),)
+    # "Reegliterikkumise eest (kommentaarid, mastisalgamine, lubatust kõrgem pakkumine jms)
+    # määrab kohtunik jaotusest 4P mitteeksinud poolele" (T-P1): in the board's own entry
+    deal_offences = (("comment", "Kommentaarid", "Comments"), ("revoke", "Mastisalgamine", "Revoke"),
+                     ("overbid", "Kõrgem pakkumine", "Overbid"), ("other", "Muu rikkumine", "Other offence"))
     redeal_reasons = (("misdeal", "Vale jagamine", "Misdeal"), ("other", "Muu", "Other"))
     settings = (
         Setting("boards", 8, IntRange(1, 64), "§3 [I]",
@@ -75,6 +79,15 @@ class Sasku(Ruleset):
 
     def number(self, st, ev):
         return ev.get("board", st.deals)
+
+    def banner(self, st, answers, lang):
+        o = answers.get("offence")
+        if o is None:
+            return None
+        for row in self.deal_offences:
+            if row[0] == o:
+                return ("Rikkus %s: %s", "%s offended: %s")[lang] % (answers.get("offender", "?"), row[1 + lang])
+        return None
 
     def count(self, st):
         return self.next_board(st) if not st.over else len(st.boards)
