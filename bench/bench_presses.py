@@ -1,4 +1,4 @@
-"""Bench: button presses per deal over the deal mix (shared/bench/deal-mix.json), through the real UI.
+"""Bench: button presses per deal over the deal mix (bench/deal-mix.json), through the real UI.
 
 Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy]
       --mpy also runs the same player on the MicroPython unix port
@@ -16,7 +16,7 @@ and enters the plain win when the screen does not offer what it wanted (jänn
 in pits). Schmier: on a point step OK gives that point and all later points to
 the bidder; the player uses it when every remaining point is the bidder's.
 
-Counting (shared/bench/README.md): every button event handed to Ui.handle is
+Counting (bench/README.md): every button event handed to Ui.handle is
 one press, a long press too. A deal's presses are its entry; a redeal counts as
 a deal (long OK, the reason, OK); a penalty (long NEXT, the offence, the
 offender's side button) and an undo (one wrong answer in an entry, then long
@@ -46,7 +46,6 @@ if not MPY:
 from nakk import buttons as K  # noqa: E402
 from nakk import rules as _rules  # noqa: E402
 from nakk import ui as U  # noqa: E402
-from nakk import words as W  # noqa: E402
 from nakk.event import SIDES  # noqa: E402
 from nakk.table import Table  # noqa: E402
 
@@ -342,7 +341,7 @@ class Player:
         text = None
         for r in rules.redeal_reasons:
             if r[0] == reason:
-                text = W.REDEAL[ui.lang] + r[1 + ui.lang]
+                text = rules.redeal_word[ui.lang] + ": " + r[1 + ui.lang]
         self.move(list(ui.items).index(text))
         assert self.press(OK_S)
         return self.presses - p0
@@ -352,9 +351,8 @@ class Player:
         p0 = self.presses
         self.press(NEXT_L)
         assert ui.mode == U.PENALTY
-        for o in ui.table.match.rules.offences:
-            if o[0] == offence:
-                self.move(list(ui.items).index((o[1], o[2])))
+        # the offence's first row (cards shown: 2 cards, the event's default)
+        self.move([c[0] for c in ui.chosen].index(offence))
         assert self.side(by)
         return self.presses - p0
 
@@ -651,14 +649,9 @@ def main(argv):
             raise SystemExit(__doc__)
         i += 1
     here = os.path.dirname(os.path.abspath(__file__))
-    path = None
-    for p in (os.path.join(here, "..", "..", "shared", "bench", "deal-mix.json"),
-              os.path.join(here, "deal-mix.json")):
-        if os.path.exists(p):
-            path = os.path.abspath(p)
-            break
-    if path is None:
-        raise SystemExit("bench_presses: deal-mix.json not found")
+    path = os.path.join(here, "deal-mix.json")
+    if not os.path.exists(path):
+        raise SystemExit("bench_presses: %s not found" % path)
     allm = mixes(load_mix(path))
     t0 = time.time()
     results = {}

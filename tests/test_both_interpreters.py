@@ -12,7 +12,8 @@ import pytest
 from conftest import TESTS, run_mpy
 
 # the modules whose tests run on both: the scoring core and the worked examples, and the UI's flows
-SHARED = ("core.test_codec", "core.test_record", "core.test_match", "core.test_worked_examples", "test_ui")
+SHARED = ("core.test_codec", "core.test_record", "core.test_match", "core.test_worked_examples", "test_ui",
+          "test_words")
 
 
 def _tests(module):

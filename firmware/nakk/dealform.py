@@ -90,7 +90,8 @@ class DealEntry:
     def answer(self, c, side):
         """Choice c of the current step, committed by side index `side` (None: by OK)."""
         stp = self.steps[self.step]
-        self.answers[stp["key"]] = c["value"]
+        if not c.get("omit"):
+            self.answers[stp["key"]] = c["value"]
         if side is not None:
             self.answers[c["side"]] = SIDES[side]
         self.step += 1

@@ -139,9 +139,10 @@ class Screen:
             head = _mix(head, 1 if st.over else 0)
             score = self._score_sig(score, m)
             names = _mix(names, 1 if st.over else 0)
-            if st.over:
-                for i in range(st.sides):
-                    names = _mix(names, st.bonus[i] & 0xFF)
+            for i in range(st.sides):
+                names = _mix(_mix(names, st.bonus[i] & 0xFF), st.marks[i])
+            if mode == U.ENTRY and ui.banner is not None:
+                names = _mix(names, hash(ui.banner) & 0xFFFF)
         mask = 0
         if head != sig[0]:
             sig[0] = head
@@ -219,8 +220,10 @@ class Screen:
         st = m.st
         x = right
         for i in range(st.sides - 1, -1, -1):
-            x -= font.width(st.score[i])
-            font.text(fb, st.score[i], x, 0)
+            # a finished match: its final score, end bonuses included (as its score screen said)
+            v = st.score[i] + st.bonus[i] if st.over else st.score[i]
+            x -= font.width(v)
+            font.text(fb, v, x, 0)
             if i:
                 x -= font.width(":") + 2
                 font.text(fb, ":", x + 1, 0)
@@ -230,16 +233,24 @@ class Screen:
         if m is None or m.st is None:
             return
         st = m.st
+        if ui.mode == U.ENTRY and ui.banner is not None:
+            # the ruleset's line about this deal (a pokk replay, the bid) over the names:
+            # the columns still say whose score is whose
+            font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W, keep=False)
+            return
         n = st.sides
         sides = m.setup["sides"]
         col = _W // n
         for i in range(n):
             cx = col * i + col // 2
             name = sides[i].get("name", sides[i]["id"])
-            font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2)
-            if st.over and st.bonus[i]:
+            # what the side's marks bring it at the end (Saare mäng: karvane +1 each) while
+            # the match is played; the end bonuses it got, once it is over
+            bonus = st.bonus[i] if st.over else m.rules.mark_bonus(st, m.cfg, i)
+            font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2 if not bonus else col - 14)
+            if bonus:
                 font.text(fb, "+", cx + 20, 8)
-                font.text(fb, st.bonus[i], cx + 26, 8)
+                font.text(fb, bonus, cx + 26, 8)
 
     def _score(self, ui, m):
         fb = self.fb
@@ -249,7 +260,7 @@ class Screen:
         st = m.st
         n = st.sides
         col = _W // n
-        room = col - 4           # a score keeps 2 px clear of its column's edges
+        room = col - 8           # a score keeps 4 px clear of its column's edges (and the dividers)
         final = st.over
         for i in range(n):
             cx = col * i + col // 2
@@ -262,11 +273,6 @@ class Screen:
                 font.text(fb, v, cx, 27, align=font.CENTER, scale=2)
             else:
                 font.text(fb, v, cx, 30, align=font.CENTER)
-            if st.marks[i]:
-                # karvane marks under the score
-                x = cx - st.marks[i] * 3
-                for k in range(st.marks[i]):
-                    fb.fill_rect(x + 6 * k, 52, 4, 3, 1)
         # dividers between the sides' columns
         for i in range(1, n):
             fb.vline(col * i, 17, 34, 1)
@@ -357,7 +363,9 @@ class Screen:
         elif mode == U.START:
             font.text(fb, "OK \u2192", 127, 56, align=font.RIGHT)
         elif mode == U.PENALTY or mode == U.MENU:
-            font.text(fb, "\u2190 \u2192  A/B", 127, 56, align=font.RIGHT)
+            # the hint says what takes the item under the cursor: a side button, or OK
+            font.text(fb, "\u2190 \u2192  A/B" if ui.takes_side() else "\u2190 \u2192  OK", 127, 56,
+                      align=font.RIGHT)
         elif mode == U.UNDO:
             font.text(fb, "OK", 127, 56, align=font.RIGHT)
 
