@@ -4,7 +4,7 @@ more synced result, and a Swiss draw for 400 pairs (CPython, SQLite on a tempora
 The season: 12 stages of 50 pairs (25 tables) and 6 rounds each, every round drawn by `draw.draw_next` (Swiss)
 and every match stored through `intake.store_result` as its canonical event bytes (the last five are
 synced one by one as sync stores them: signature, recount, insert, commit). Matches are drawn from
-shared/bench/deal-mix.json (deals, redeals, penalties, undos); the partii target is raised to 80 nakks so a match
+bench/deal-mix.json (deals, redeals, penalties, undos); the partii target is raised to 80 nakks so a match
 has about 40 events, as the figure asks (a match to 16 has about 12).
 
 Targets: the season in under 2 s, one more result in under 50 ms, the draw in under 1 s.
@@ -22,7 +22,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from matchgen import _pick  # noqa: E402
+from matchgen import _pick, load_mix  # noqa: E402
 from nakk.event import encode  # noqa: E402
 from nakk.match import Match  # noqa: E402
 
@@ -37,17 +37,6 @@ TARGET = 80
 KEPT = 5        # results of the last round kept back, each then synced as "one more"
 
 
-def load_mix():
-    """shared/bench/deal-mix.json beside the repository (or beside a worktree's parent)."""
-    import json
-    here = ROOT
-    for _ in range(3):
-        here = os.path.dirname(here)
-        p = os.path.join(here, "shared", "bench", "deal-mix.json")
-        if os.path.exists(p):
-            with open(p) as f:
-                return json.load(f)
-    raise SystemExit("bench_standings: shared/bench/deal-mix.json not found above %s" % ROOT)
 OUTCOME = {"won": ("win", True), "won-jann": ("jann", True), "won-karvane": ("karvane", True),
            "lost": ("win", False), "lost-jann": ("jann", False), "lost-karvane": ("karvane", False),
            "pokk": ("pokk", None)}

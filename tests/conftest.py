@@ -42,11 +42,13 @@ def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None, compile
     )
 
 
-def run_box(args, heap=HEAP, timeout=120):
+def run_box(args, heap=None, timeout=120):
     """Run MicroPython on the firmware compiled to .mpy (as the Pico and the simulator run it),
     with tests/ beside it; the whole app at 320K does not fit when its sources are compiled on
-    the spot (README: about 340 KB at the peak). Returns the CompletedProcess (text)."""
-    from nakk_host.simulator import compiled_firmware
+    the spot (README: about 340 KB at the peak). heap: the simulator's (the whole app).
+    Returns the CompletedProcess (text)."""
+    from nakk_host.simulator import HEAP as APP_HEAP, compiled_firmware
+    heap = heap or APP_HEAP
     exe = micropython_path()
     env = dict(os.environ, MICROPYPATH=":".join([compiled_firmware(), TESTS, ".frozen"]))
     return subprocess.run([exe, "-X", "heapsize=" + heap, *args], capture_output=True, text=True,

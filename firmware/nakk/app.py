@@ -88,8 +88,14 @@ class App:
         except Exception as e:   # a journal of a newer format, unreadable flash: start, say so, write nothing
             self.journal = None
             broken = str(e) or type(e).__name__
+        self.root = root
+        self._tasks = []       # spawn()ed before run(): started by run()
+        self._running = False
         self.table = Table(self.journal, broken=broken)
         self.assignment_path = root + "/assignment.json"
+        # The link's code and buffers come before the journal is read: folding a box full of
+        # matches leaves the heap fragmented, and the link's reads need whole blocks.
+        self.link = _link(self, board)
         self.table.resume()
         self.settings = Settings(board.settings)
         self.ui = U.Ui(self.table, clock=board.clock, lang=self.settings.lang, on_lang=self._save_settings,
@@ -102,8 +108,6 @@ class App:
         # (see on_event).
         self.buttons = Buttons(board.pins, clock=board.clock)
         self._hold_from = 0    # the time of the press that made the held entry (buttons.at)
-        self._tasks = []       # spawn()ed before run(): started by run()
-        self._running = False
         self.waiting = self.table.waiting()
         self.sent = 0          # bytes sent to the display since boot
         self.handled = 0       # button events handled since boot
@@ -111,7 +115,6 @@ class App:
         self._assigned = self.ui.assignment is not None
         self._say_bad_assignment()
         self._say_damage(broken)
-        self.link = _link(self, board)
 
     def _say_bad_assignment(self):
         if self.assignment_error is not None:

@@ -8,7 +8,7 @@ What it needs (the seams, documented in board/__init__.py and app.py):
                     (never blocks); write(data) -> bytes written
   board.device_id() the box's id; board.request_maintenance() (optional:
                     write the flag and reset; absent on the simulator)
-  app.journal, app.table, app.assignment_path
+  app.root, app.journal (None when it could not be opened), app.table, app.assignment_path
   app.spawn(coro)         run the link's task beside the app's, under its exception handler
   app.journal_changed()   the journal changed under the table (an ack
                           compacted a match away)
@@ -69,8 +69,8 @@ class Link:
         self.board = board
         self.serial = board.serial
         self.poll_ms = poll_ms
-        self.journal = app.journal
-        self.key_path = self.journal.root + "/key"
+        self.journal = app.journal   # None when it could not be opened (the box says so): nothing to hand over
+        self.key_path = app.root + "/key"
         self.key = self._load_key()
         self.device = board.device_id()
         # Every buffer a frame needs is made here, at boot: by the time the judge
@@ -245,6 +245,8 @@ class Link:
         unless its result is locked (every side answered): the players may still confirm."""
         table = self.app.table
         out = []
+        if self.journal is None:
+            return out
         for n, fin in self.journal.matches():
             if not fin:
                 continue
@@ -331,16 +333,23 @@ class Link:
         from nakk import rules
         j = self.journal
         ready = self._ready()
-        out = {"device": self.device, "fs_id": j.fs_id, "fw": VERSION, "proto": proto.VERSION,
-               "journal": record.VERSION, "rulesets": list(rules.NAMES), "free": j.free_bytes(),
-               "unsynced": self.app.table.waiting(), "ready": len(ready), "paired": self.key is not None,
+        table = self.app.table
+        damaged = dict(j.damaged) if j is not None else {}
+        if table.damaged is not None:
+            damaged[table.damaged[0]] = 1
+        out = {"device": self.device, "fs_id": j.fs_id if j is not None else None, "fw": VERSION,
+               "proto": proto.VERSION, "journal": record.VERSION, "rulesets": list(rules.NAMES),
+               "free": j.free_bytes() if j is not None else 0,
+               "unsynced": table.waiting(), "ready": len(ready), "paired": self.key is not None,
                "clock": int(time.time()) + self.clock_offset, "max_line": proto.MAX_LINE,
-               "damaged": len(j.damaged)}
+               "damaged": len(damaged), "damaged_matches": sorted(damaged)}
+        if j is None:
+            out["broken"] = table.broken or "the journal could not be opened"
         nonce = obj.get("nonce")
         if nonce is not None:
             if not isinstance(nonce, str) or not 8 <= len(nonce) <= 64:
                 raise _Refuse(proto.E_BAD, "nonce: 8 to 64 characters")
-            if self.key is not None:
+            if self.key is not None and j is not None:
                 out["mac"] = _hex(hmac_sha256(self.key, proto.hello_msg(nonce, self.device, j.fs_id)))
         return out
 
@@ -379,6 +388,8 @@ class Link:
         if not isinstance(rid_s, str) or not isinstance(sha, str) or not isinstance(mac, str):
             raise _Refuse(proto.E_BAD, "ack needs rid, sha256 and mac")
         j = self.journal
+        if j is None:
+            raise _Refuse(proto.E_NO_MATCH, "this box's journal could not be opened")
         if rid_s != j.result_id(n):
             raise _Refuse(proto.E_BAD, "rid: not this box's result %d" % n)
         try:
@@ -442,6 +453,8 @@ class Link:
             key = b""
         if len(key) != KEY_LEN:
             raise _Refuse(proto.E_BAD, "key: %d bytes in hex" % KEY_LEN)
+        if self.journal is None:
+            raise _Refuse(proto.E_REFUSED, "this box's journal could not be opened: call the judge")
         ask = getattr(self.app, "ask", None)
         if ask is None:
             raise _Refuse(proto.E_REFUSED, "this box cannot ask its players")

@@ -138,8 +138,9 @@ class Table:
                     break
         except Exception:       # unreadable: count it (the judge looks at it)
             wrong = False
-        if n != self.n:
-            self._wrong_starts[n] = wrong     # a match not in play no longer changes
+        # asked of finished matches only: a finished match is locked, and its records
+        # (append-only) no longer change until an ack compacts it away
+        self._wrong_starts[n] = wrong
         return wrong
 
     def event(self, seq):
