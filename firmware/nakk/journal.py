@@ -259,9 +259,19 @@ class Journal:
         self.seal_segs = seal_segs
         self.damaged = {}   # match -> unsound stretches skipped while reading it
         self._buf = bytearray(_BUF)  # for starts and seals; readers have their own
-        # n -> [last segment, its size (-1: start a new one), kind of the
-        #       last record, last sealed segment (-1: none)]
+        # n -> kind of its last record (0: none yet), or None until its tail is read.
+        # Small ints are not heap objects: a box full of matches keeps one dict and
+        # nothing else per match, so the boot scan leaves no long-lived crumbs
+        # scattered among its garbage (they fragmented the heap until a module's
+        # code no longer found 1.3 KB in one piece; see docs/journal.md).
         self._tails = {}
+        # The one match whose whole tail is kept: [last segment, its size (-1: start
+        # a new one), kind of the last record, last sealed segment (-1: none)]. It
+        # is the match written to or read (the one in play, the one being synced);
+        # any other is read again from flash when it is wanted (one directory
+        # listing and its last segment).
+        self._hot_n = None
+        self._hot = None
         try:
             os.mkdir(root)
         except OSError as e:
@@ -290,12 +300,12 @@ class Journal:
             self._delete(n)
         for n in list(self._tails):
             try:
-                if self._tail(n)[2] == record.ACK:
+                if self._kind(n) == record.ACK:
                     self._compact(n)
             except OSError:
                 # littlefs could not read this match: start anyway (the
                 # others are fine); reading it will raise again
-                self._tails[n] = None
+                self._forget(n)
                 self.damaged[n] = self.damaged.get(n, 0) + 1
 
     # ------------------------------------------------------------ identity
@@ -334,13 +344,37 @@ class Journal:
 
     # ------------------------------------------------------------ state
     def _tail(self, n):
+        """Match n's whole tail (a list the writers update in place); it becomes the hot one."""
+        if n == self._hot_n:
+            return self._hot
         if n not in self._tails:
             raise JournalError("no match %d in the journal" % n)
-        t = self._tails[n]
-        if t is None:
-            t = self._scan_tail(n)
-            self._tails[n] = t
+        t = self._scan_tail(n)
+        if self._hot_n is not None:
+            self._tails[self._hot_n] = self._hot[2]   # cool it down: its kind is all that stays
+        self._hot_n = n
+        self._hot = t
         return t
+
+    def _kind(self, n):
+        """The kind of match n's last record (0: none yet), read from flash at most once."""
+        if n == self._hot_n:
+            return self._hot[2]
+        k = self._tails.get(n, -1)
+        if k == -1:
+            raise JournalError("no match %d in the journal" % n)
+        if k is None:
+            k = self._scan_tail(n)[2]
+            self._tails[n] = k
+        return k
+
+    def _forget(self, n):
+        # What is known of match n's tail is wrong or gone: read it again when wanted.
+        if n == self._hot_n:
+            self._hot_n = None
+            self._hot = None
+        if n in self._tails:
+            self._tails[n] = None
 
     def _read_seal(self, n, buf):
         # The body ends with its last seal record; read just that.
@@ -434,7 +468,7 @@ class Journal:
         out = []
         for n in sorted(self._tails):
             try:
-                fin = self._tail(n)[2] == record.FINISHED
+                fin = self._kind(n) == record.FINISHED
             except OSError:
                 fin = False
                 self.damaged[n] = self.damaged.get(n, 0) + 1
@@ -442,7 +476,7 @@ class Journal:
         return out
 
     def finished(self, n):
-        return self._tail(n)[2] == record.FINISHED
+        return self._kind(n) == record.FINISHED
 
     def records(self, n, kinds=False, buf=None):
         """The payloads of match n in order (re-iterable, read from flash).
@@ -450,7 +484,8 @@ class Journal:
         With kinds=True it yields (kind, payload), kind one of record.EVENT,
         record.FINISHED, record.ACK. buf: a bytearray(READ_BUF) to read
         through instead of allocating one per pass."""
-        self._tail(n)
+        if n not in self._tails:
+            raise JournalError("no match %d in the journal" % n)
         return Records(self, n, kinds, buf)
 
     # ------------------------------------------------------------ space
@@ -493,7 +528,11 @@ class Journal:
             if _errno(e) in _FULL:
                 raise JournalFull("flash full: no new match")
             raise
-        self._tails[n] = [0, 0, 0, -1]
+        self._tails[n] = 0
+        if self._hot_n is not None:
+            self._tails[self._hot_n] = self._hot[2]
+        self._hot_n = n
+        self._hot = [0, 0, 0, -1]
         return n
 
     def append(self, n, payload, finished=False):
@@ -580,7 +619,7 @@ class Journal:
         except OSError:
             # Not sealed (no room for the body, say): the segments stay and
             # are read as they are. Learn the state again from flash.
-            self._tails[n] = None
+            self._forget(n)
             return self._tail(n)
         for s in range(first, last + 1):
             try:
@@ -602,6 +641,7 @@ class Journal:
             if _errno(e) == ENOSPC:
                 return False
             raise
+        self._forget(n)
         del self._tails[n]
         self._delete(n)
         return True
