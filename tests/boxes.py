@@ -54,9 +54,10 @@ def finished_match(seed=1, tournament="t", table=1, round_=1, events=0):
     return out
 
 
-def fill(image, count=1, key=None, seed=1, match=None, events=0):
+def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False):
     """Write `count` copies of a finished match into the flash image (created if missing); with key
-    (bytes), pair the box with it. Returns (fs_id, [match numbers on the image])."""
+    (bytes), pair the box with it; count 0: as many as the journal takes (a full box). Returns (fs_id,
+    [match numbers on the image]). open_last: the last match is left in play (its events before the final deal)."""
     from nakk_host.simulator import micropython_env, micropython_path
     match = match or finished_match(seed, events=events)
     lines = os.path.join(os.path.dirname(os.path.abspath(image)), ".fill-%d.txt" % os.getpid())
@@ -67,6 +68,8 @@ def fill(image, count=1, key=None, seed=1, match=None, events=0):
             os.path.abspath(image), lines, str(count)]
     if key is not None:
         args.append(key.hex())
+    if open_last:
+        args.append("open")
     try:
         r = subprocess.run(args, env=micropython_env(), capture_output=True, text=True, timeout=120)
     finally:
@@ -83,13 +86,13 @@ def sim_device_id(image):
     return "sim-" + hashlib.sha256(os.path.abspath(image).encode()).hexdigest()[:12]
 
 
-def paired_box(tmp, name, db, count=1, seed=1, events=0):
+def paired_box(tmp, name, db, count=1, seed=1, events=0, open_last=False):
     """A flash image with `count` finished matches, paired with a fresh key that the judge's
     database `db` knows. Returns (image path, fs_id, key)."""
     from nakk_host import store
     image = os.path.join(str(tmp), name + ".img")
     key = secrets.token_bytes(32)
-    fs_id, _ = fill(image, count, key, seed, events=events)
+    fs_id, _ = fill(image, count, key, seed, events=events, open_last=open_last)
     conn = store.open_db(db)
     try:
         store.save_pairing(conn, sim_device_id(image), fs_id, key, name)

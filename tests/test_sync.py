@@ -26,7 +26,7 @@ from nakk.sign import hmac_sha256
 from nakk_host import cli, store
 from nakk_host import device as D
 from nakk_host import sync as S
-from nakk_host.simulator import Simulator
+from nakk_host.simulator import Simulator, dump_events
 
 
 @pytest.fixture(autouse=True)
@@ -456,6 +456,54 @@ def test_a_full_box_syncs_whole(tmp_path):
         rep = S.sync([D.Port(sim.tty)], db)[0]
         assert rep.ok() and len(rep.new) == 100 and rep.left == 0, rep.to_json()
     assert len(rows(db)[0]) == 100
+
+
+def _up_box(fb):
+    """Columns of the header's bottom pixel row (the glyphs leave it blank) lit from x=56 on: the
+    inverse "↑n" box (0 when none)."""
+    w = 0
+    while 56 + w < 128 and fb[56 + w] & 0x80:
+        w += 1
+    return w
+
+
+def test_a_box_with_a_full_flash_boots_plays_and_syncs_whole(tmp_path):
+    """A flash full of unsynced matches (written until the journal's reserve, the last one still in
+    play) boots to that match, shows every waiting result (↑ with three digits), takes a deal, hands
+    every finished match to the judge, and takes a deal after that too."""
+    db = str(tmp_path / "judge.db")
+    image = str(tmp_path / "whole.img")
+    key = os.urandom(32)
+    fs_id, numbers = boxes.fill(image, 0, key, open_last=True)
+    finished = len(numbers) - 1
+    assert finished >= 100
+    conn = store.open_db(db)
+    try:
+        store.save_pairing(conn, boxes.sim_device_id(image), fs_id, key, "whole")
+    finally:
+        conn.close()
+    with Simulator(image, register=False) as sim:
+        with D.Box(sim.tty, timeout=5) as box:
+            h = box.hello()
+            assert h["unsynced"] == finished and h["ready"] == finished and not h.get("damaged"), h
+        assert _up_box(sim.framebuffer()) > 16          # "↑158": wider than the box of one digit
+        sim.press("A")
+        sim.press("A")                                  # a deal in the match left in play
+        rep = S.sync([D.Port(sim.tty)], db)[0]
+        assert rep.ok() and len(rep.new) == finished and rep.left == 0, rep.to_json()
+        with D.Box(sim.tty, timeout=5) as box:
+            assert box.hello()["unsynced"] == 0
+        deadline = time.monotonic() + 5
+        while _up_box(sim.framebuffer()):               # the ↑ goes once the table hears of the acks
+            assert time.monotonic() < deadline, "the screen still shows results waiting"
+            time.sleep(0.02)
+        sim.press("A")
+        sim.press("A")                                  # and the next deal after the sync
+        assert not any("MemoryError" in c or "Traceback" in c for c in sim.console), sim.console
+    assert len(rows(db)[0]) == finished
+    played = [fin for fin, _ in boxes.finished_match()].index(True)    # events of the match left in play
+    events = [json.loads(x) for x in dump_events(image, numbers[-1])]
+    assert len(events) == played + 2 and [e["type"] for e in events[-2:]] == ["deal", "deal"], events[-3:]
 
 
 def test_random_sound_frames_change_nothing(tmp_path):

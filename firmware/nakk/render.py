@@ -204,9 +204,12 @@ class Screen:
                     font.text(fb, W.SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
         if waiting:
             # results on flash waiting for the judge: an inverse "↑n" in the middle
-            fb.fill_rect(56, 0, 16, 8, 1)
-            x = font.text(fb, "\u2191", 57, 0, 0)
-            font.text(fb, waiting, 57 + x + 1, 0, 0)
+            # (the box grows to the right past 9: a full box holds 160 of them, and dark ink
+            # past its edge would not show)
+            aw = font.width("\u2191")
+            fb.fill_rect(56, 0, max(16, aw + font.width(waiting) + 3), 8, 1)
+            font.text(fb, "\u2191", 57, 0, 0)
+            font.text(fb, waiting, 57 + aw + 1, 0, 0)
         if saving:
             box = self._saving[lang]
             if box is not None:

@@ -1,10 +1,14 @@
 """Write finished matches (and optionally a pairing key) into a simulator's flash image, with the firmware's own journal.
 
-    micropython fill_journal.py IMAGE LINES COUNT [KEYHEX]
+    micropython fill_journal.py IMAGE LINES COUNT [KEYHEX] [open]
 
 LINES holds one match: each line "E <event>" or "F <event>" (F: the match is
 finished after it, as the app marks it). The match is written COUNT times,
-each under its own match number (the setup's "match" field follows it).
+each under its own match number (the setup's "match" field follows it);
+COUNT 0 writes it until the journal refuses another match (JournalFull: a
+full box). With `open` the last match is left in play: only its events
+before the first F line (with COUNT 0 it is written where another whole
+match would leave less than two matches' room above the journal's reserve).
 With KEYHEX the box is paired with that key, as the link stores it.
 """
 import sys
@@ -12,25 +16,47 @@ import sys
 from nakk import record
 from nakk.board.blockdev import mount_image
 from nakk.event import encode, parse
-from nakk.journal import Journal, write_atomic
+from nakk.journal import Journal, JournalFull, write_atomic
 
 MOUNT = "/flash"
 
 
 def main(argv):
+    open_last = "open" in argv
+    if open_last:
+        argv = [a for a in argv if a != "open"]
     image, lines_path, count = argv[0], argv[1], int(argv[2])
     with open(lines_path, "rb") as f:
         lines = [l for l in f.read().split(b"\n") if l.strip()]
+    unfinished = []
+    for line in lines:
+        if line[0] == 0x46:
+            break
+        unfinished.append(line)
     bdev = mount_image(image, MOUNT)
     try:
         j = Journal(MOUNT + "/journal")
-        for _ in range(count):
-            n = j.new_match()
-            for line in lines:
+        made = 0
+        per = 0           # flash one match takes (learnt from the first)
+        last = False
+        while not last and (count <= 0 or made < count):
+            if open_last:
+                last = made == count - 1 or (count <= 0 and per > 0 and j.free_bytes() - j.reserve < 3 * per)
+            free = j.free_bytes()
+            try:
+                n = j.new_match()
+            except JournalFull:
+                if count > 0:
+                    raise
+                break
+            made += 1
+            for line in (unfinished if last else lines):
                 ev = parse(line[2:])
                 if ev["type"] == "setup":
                     ev["match"] = n
                 j.append(n, encode(ev), finished=line[0] == 0x46)
+            if not per:
+                per = free - j.free_bytes()
         if len(argv) > 3:
             write_atomic(MOUNT + "/journal/key", record.encode(record.META, b"nakk-key 1 " + argv[3].encode()))
         print(j.fs_id, " ".join(str(m[0]) for m in j.matches()))
