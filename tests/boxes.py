@@ -56,7 +56,7 @@ def finished_match(seed=1, tournament="t", table=1, round_=1, events=0):
 
 def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False):
     """Write `count` copies of a finished match into the flash image (created if missing); with key
-    (bytes), pair the box with it; count 0: as many as the journal takes (a full box). Returns (fs_id,
+    (bytes), pair the box with it; count "full": as many as the journal takes (a full box). Returns (fs_id,
     [match numbers on the image]). open_last: the last match is left in play (its events before the final deal)."""
     from nakk_host.simulator import micropython_env, micropython_path
     match = match or finished_match(seed, events=events)

@@ -474,7 +474,7 @@ def test_a_box_with_a_full_flash_boots_plays_and_syncs_whole(tmp_path):
     db = str(tmp_path / "judge.db")
     image = str(tmp_path / "whole.img")
     key = os.urandom(32)
-    fs_id, numbers = boxes.fill(image, 0, key, open_last=True)
+    fs_id, numbers = boxes.fill(image, "full", key, open_last=True)
     finished = len(numbers) - 1
     assert finished >= 100
     conn = store.open_db(db)

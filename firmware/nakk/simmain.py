@@ -1,6 +1,6 @@
 """Runs the app in the simulator: the sim board, the app, and the host's control channel (MicroPython unix port).
 
-    MICROPYPATH=firmware:.frozen micropython -X heapsize=384K -m nakk.simmain IMAGE [--lang et|en] [--usb]
+    MICROPYPATH=firmware:.frozen micropython -X heapsize=320K -m nakk.simmain IMAGE [--lang et|en] [--usb]
 
 This module sits above the app, as main.py does on the Pico: it builds the
 board (nakk.board.sim, a driver), gives it to nakk.app.App, and runs two

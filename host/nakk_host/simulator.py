@@ -8,7 +8,7 @@
         sim.tty                         # the USB serial port: a raw-mode pseudo-terminal
 
 The firmware runs in its own process (`micropython -m nakk.simmain IMAGE`,
-heap capped at 384K: the whole app with its link, see HEAP) from .mpy files that mpy-cross
+heap capped at 320K: the whole app with its link, see HEAP) from .mpy files that mpy-cross
 compiles once into a cache, as they would be on the Pico. Its flash is the
 LittleFS image file, so killing the process is a power cut. The control
 channel (its stdin/stdout, one line per message) is described in
@@ -43,11 +43,16 @@ from nakk_host import flashimage, screenshot
 CLUSTER = BUTTONS[3:]
 SHORT_MS = 60      # a tap
 LONG_MS = 1000     # a long press (the firmware's threshold is 800 ms)
-# The whole app (its link, its words, every buffer made at boot) on the 64-bit unix port. On the
-# real rp2 interpreter (the emulated Pico, bench/bench_emu.py) the app after boot uses about 150 KB
-# of the Pico's 246 KB heap; objects here are up to twice as big, and 320K no longer holds the
-# app with its link on a box full of matches. The core's tests keep 320K (tests/conftest.py).
-HEAP = "384K"
+# The whole app (its link, its words, every buffer made at boot) on the 64-bit unix port, where
+# objects are up to twice their size on the Pico: after boot its live heap is ~250 KB (empty
+# flash) to ~260 KB (a full box, 161 matches), and it boots under 288K (empty, and 100 matches)
+# and 304K (full) (bench/bench_boot.py), so 320K holds it with a margin and still fails what
+# would not fit a Pico. On the real rp2 interpreter (the emulated Pico, bench/bench_pico_boot.py)
+# the app after boot uses 159 KB (empty) to 162 KB (100 matches) of the Pico's 246 KB heap.
+# It was 384K for a while: a full box fragmented the heap at boot (the journal kept a small
+# list per match, scattered through the boot scan's garbage) until the next module import found
+# no 1.3 KB in one piece; the journal now keeps a small int per match (docs/journal.md).
+HEAP = "320K"
 RING_BYTES = 48    # 16 LEDs x GRB
 
 

@@ -5,9 +5,9 @@
 LINES holds one match: each line "E <event>" or "F <event>" (F: the match is
 finished after it, as the app marks it). The match is written COUNT times,
 each under its own match number (the setup's "match" field follows it);
-COUNT 0 writes it until the journal refuses another match (JournalFull: a
-full box). With `open` the last match is left in play: only its events
-before the first F line (with COUNT 0 it is written where another whole
+COUNT `full` writes it until the journal refuses another match (JournalFull:
+a full box). With `open` the last match is left in play: only its events
+before the first F line (with `full` it is written where another whole
 match would leave less than two matches' room above the journal's reserve).
 With KEYHEX the box is paired with that key, as the link stores it.
 """
@@ -25,7 +25,8 @@ def main(argv):
     open_last = "open" in argv
     if open_last:
         argv = [a for a in argv if a != "open"]
-    image, lines_path, count = argv[0], argv[1], int(argv[2])
+    image, lines_path = argv[0], argv[1]
+    count = -1 if argv[2] == "full" else int(argv[2])   # -1: until JournalFull
     with open(lines_path, "rb") as f:
         lines = [l for l in f.read().split(b"\n") if l.strip()]
     unfinished = []
@@ -39,14 +40,14 @@ def main(argv):
         made = 0
         per = 0           # flash one match takes (learnt from the first)
         last = False
-        while not last and (count <= 0 or made < count):
+        while not last and (count < 0 or made < count):
             if open_last:
-                last = made == count - 1 or (count <= 0 and per > 0 and j.free_bytes() - j.reserve < 3 * per)
+                last = made == count - 1 or (count < 0 and per > 0 and j.free_bytes() - j.reserve < 3 * per)
             free = j.free_bytes()
             try:
                 n = j.new_match()
             except JournalFull:
-                if count > 0:
+                if count >= 0:
                     raise
                 break
             made += 1

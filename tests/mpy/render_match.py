@@ -6,6 +6,7 @@ lets nakk.ui pick the screen for it and nakk.render draw it on a framebuf.
 Prints the 1024-byte MONO_VLSB frame as one line of hex, then the UI mode.
 tests/test_sim.py compares the score region with the simulator's screen.
 """
+import binascii
 import sys
 
 import framebuf
@@ -26,5 +27,5 @@ ui = Ui(t)
 buf = bytearray(1024)
 fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
 Screen(fb).draw(ui)
-print("".join(["%02x" % b for b in buf]))
+print(binascii.hexlify(buf).decode())   # one string: a list of 1024 would need 8 KB in one piece
 print(ui.mode)

@@ -1,0 +1,175 @@
+"""A box full of matches boots on the real rp2 interpreter: the emulated Pico kit, figures printed (not a test).
+
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_pico_boot.py [--matches 100]
+
+For an empty flash and for one holding --matches finished, unsynced matches:
+builds the Pico's filesystem (the firmware as .mpy, as on a box; boot.py;
+micropython-lib's ssd1306 from the kit; the journal written by the
+firmware's own journal on the unix port, tests/mpy/fill_journal.py, on an
+image of the Pico's geometry), boots it on stock MicroPython for the Pico
+in rp2040js, waits for the start screen, and asks hello over the emulated
+USB serial port (every match must be waiting). Prints the heap after boot
+(the app and its link built, gc.collect(), as a main.py that is the real
+one plus one print reports it) and power-on to the start screen in emulated
+time. Exits non-zero when a box does not boot or does not answer.
+
+The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
+rp2040js is installed with its install.sh (into ~/.cache/picoemu).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "host"))
+
+import boxes  # noqa: E402
+from nakk_host import device as D  # noqa: E402
+from nakk_host.simulator import compiled_firmware, micropython_env, micropython_path  # noqa: E402
+
+PINS = {"A": 2, "B": 3, "C": 4, "PREV": 13, "OK": 14, "NEXT": 15}   # firmware/nakk/board/pins.py
+OLED_SPI = (18, 19, 17, 20, 21)                                      # SCK, MOSI, CS, DC, RES
+RINGS = (6, 7, 8)
+DTR_US = 1700000       # the emulated host opens the serial port after this (kit default 1.5 s + enumeration)
+MARK = b"nakk-boot heap"
+
+# main.py as firmware/main.py runs the app (nakk.app.main), with the heap printed once the app is built
+MAIN = b"""# bench_pico_boot main.py: app.main(pico), and the live heap once the app is built
+import gc
+import asyncio
+from nakk.board import pico
+from nakk import app as A
+if pico.maintenance():
+    print("nakk: maintenance mode")
+else:
+    a = A.App(pico.build())
+    gc.collect()
+    print("nakk-boot heap free %d alloc %d" % (gc.mem_free(), gc.mem_alloc()))
+    asyncio.run(a.run())
+"""
+
+# copies host files into the image, on the unix port (MicroPython's own littlefs, as the Pico mounts it)
+PUT = """import sys, os, vfs
+from nakk.board.blockdev import mount_image
+bdev = mount_image(sys.argv[1], "/flash")
+for line in open(sys.argv[2]).read().split("\\n"):
+    if not line:
+        continue
+    src, dst = line.split("\\t")
+    parts = dst.strip("/").split("/")
+    for i in range(1, len(parts)):
+        try:
+            os.mkdir("/flash/" + "/".join(parts[:i]))
+        except OSError:
+            pass
+    with open(src, "rb") as f:
+        data = f.read()
+    with open("/flash/" + "/".join(parts), "wb") as f:
+        f.write(data)
+vfs.umount("/flash")
+bdev.close()
+"""
+
+
+def kit():
+    d = os.environ.get("NAKK_PICOEMU") or os.path.join(os.path.dirname(ROOT), "shared", "emu")
+    if not os.path.isfile(os.path.join(d, "picoemu.py")):
+        sys.exit("bench_pico_boot: the emulated Pico kit is not at %s: set NAKK_PICOEMU=/path/to/shared/emu" % d)
+    sys.path.insert(0, os.path.abspath(d))
+    import picoemu
+    if picoemu.find_node_modules() is None:
+        sys.exit("bench_pico_boot: rp2040js is missing: run %s/install.sh" % d)
+    return picoemu
+
+
+def firmware_files(picoemu, tmp):
+    """[(host path, path on the Pico)]: the compiled package, boot.py, the bench main.py, ssd1306."""
+    mpy = compiled_firmware()
+    out = []
+    for d, dirs, files in os.walk(os.path.join(mpy, "nakk")):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".mpy"):
+                p = os.path.join(d, f)
+                out.append((p, "/" + os.path.relpath(p, mpy)))
+    main = os.path.join(tmp, "main.py")
+    with open(main, "wb") as f:
+        f.write(MAIN)
+    out.append((main, "/main.py"))
+    out.append((os.path.join(ROOT, "firmware", "boot.py"), "/boot.py"))
+    out.append((picoemu.SSD1306_PY, "/lib/ssd1306.py"))
+    return out
+
+
+def make_image(picoemu, tmp, name, matches):
+    """The Pico's filesystem with `matches` finished matches in /journal and the firmware; its path."""
+    img = os.path.join(tmp, name + ".img")
+    if matches:
+        boxes.fill(img, matches)
+    lst = os.path.join(tmp, name + ".files")
+    with open(lst, "w") as f:
+        for src, dst in firmware_files(picoemu, tmp):
+            f.write("%s\t%s\n" % (src, dst))
+    put = os.path.join(tmp, "put.py")
+    with open(put, "w") as f:
+        f.write(PUT)
+    r = subprocess.run([micropython_path(), "-X", "heapsize=1M", put, img, lst], env=micropython_env(),
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        sys.exit("bench_pico_boot: could not write the image: " + (r.stdout + r.stderr)[-1500:])
+    return img
+
+
+def boot(picoemu, img, matches):
+    """(free, alloc) heap bytes after boot, ms to the start screen, hello's fields; exits on failure."""
+    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS) as emu:
+        try:
+            f = emu.wait_frame(0)                              # ssd1306's init clears the panel
+            f2 = emu.wait_frame(f["frame"], timeout_s=120)    # then the app's start screen
+        except picoemu.PicoEmuError as e:
+            with emu.serial_socket(timeout=5) as s:
+                said = s.read_until(b"\x00never", timeout=3).decode(errors="replace")
+            sys.exit("bench_pico_boot: no start screen with %d matches (%s); the box said:\n%s"
+                     % (matches, e, said[-1500:]))
+        emu.wait_until_us(max(DTR_US, emu.now_us()))
+        with emu.serial_socket(timeout=5) as s:
+            line = s.read_until(b"\n", timeout=10)
+            while line and MARK not in line:
+                line = s.read_until(b"\n", timeout=10)
+        if MARK not in line:
+            sys.exit("bench_pico_boot: the box printed no heap line with %d matches" % matches)
+        w = line.decode(errors="replace").split()
+        heap = (int(w[3]), int(w[5]))
+        with D.Box(emu.serial_url, timeout=30) as box:
+            h = box.hello()
+        if h.get("unsynced") != matches or h.get("ready") != matches or h.get("damaged"):
+            sys.exit("bench_pico_boot: hello with %d matches on flash: %r" % (matches, h))
+        stats = emu.flash_stats()
+        return heap, f2["t_us"] / 1000.0, h, stats["wdt_triggers"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matches", type=int, default=100, help="finished matches on the full box's flash")
+    args = ap.parse_args()
+    picoemu = kit()
+    tmp = tempfile.mkdtemp(prefix="nakk-bench-pico-")
+    try:
+        print("emulated Pico (stock MicroPython v1.28.0 RPI_PICO in rp2040js), firmware as .mpy")
+        print("%-10s %8s %10s %10s %10s %12s %6s" % ("flash", "matches", "heap free", "in use", "of", "boot ms",
+                                                  "wdt"))
+        for name, n in (("empty", 0), ("full", args.matches)):
+            img = make_image(picoemu, tmp, name, n)
+            (free, alloc), ms, h, wdt = boot(picoemu, img, n)
+            print("%-10s %8d %10d %10d %10d %12.0f %6d" % (name, n, free, alloc, free + alloc, ms, wdt))
+            print("           hello: unsynced %s, ready %s, free flash %s" % (h["unsynced"], h["ready"], h.get("free")))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
