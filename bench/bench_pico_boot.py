@@ -75,6 +75,10 @@ bdev.close()
 """
 
 
+class NotBooted(Exception):
+    """The emulated box did not boot to its start screen and answer hello as it should."""
+
+
 def kit():
     d = os.environ.get("NAKK_PICOEMU") or os.path.join(os.path.dirname(ROOT), "shared", "emu")
     if not os.path.isfile(os.path.join(d, "picoemu.py")):
@@ -120,12 +124,13 @@ def make_image(picoemu, tmp, name, matches):
     r = subprocess.run([micropython_path(), "-X", "heapsize=1M", put, img, lst], env=micropython_env(),
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
-        sys.exit("bench_pico_boot: could not write the image: " + (r.stdout + r.stderr)[-1500:])
+        raise NotBooted("could not write the image: " + (r.stdout + r.stderr)[-1500:])
     return img
 
 
 def boot(picoemu, img, matches):
-    """(free, alloc) heap bytes after boot, ms to the start screen, hello's fields; exits on failure."""
+    """((free, alloc) heap bytes after boot, ms to the start screen, hello's fields, watchdog resets);
+    NotBooted when the box shows no start screen, prints no heap or answers hello wrong."""
     with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS) as emu:
         try:
             f = emu.wait_frame(0)                              # ssd1306's init clears the panel
@@ -133,21 +138,20 @@ def boot(picoemu, img, matches):
         except picoemu.PicoEmuError as e:
             with emu.serial_socket(timeout=5) as s:
                 said = s.read_until(b"\x00never", timeout=3).decode(errors="replace")
-            sys.exit("bench_pico_boot: no start screen with %d matches (%s); the box said:\n%s"
-                     % (matches, e, said[-1500:]))
+            raise NotBooted("no start screen with %d matches (%s); the box said:\n%s" % (matches, e, said[-1500:]))
         emu.wait_until_us(max(DTR_US, emu.now_us()))
         with emu.serial_socket(timeout=5) as s:
             line = s.read_until(b"\n", timeout=10)
             while line and MARK not in line:
                 line = s.read_until(b"\n", timeout=10)
         if MARK not in line:
-            sys.exit("bench_pico_boot: the box printed no heap line with %d matches" % matches)
+            raise NotBooted("the box printed no heap line with %d matches" % matches)
         w = line.decode(errors="replace").split()
         heap = (int(w[3]), int(w[5]))
         with D.Box(emu.serial_url, timeout=30) as box:
             h = box.hello()
         if h.get("unsynced") != matches or h.get("ready") != matches or h.get("damaged"):
-            sys.exit("bench_pico_boot: hello with %d matches on flash: %r" % (matches, h))
+            raise NotBooted("hello with %d matches on flash: %r" % (matches, h))
         stats = emu.flash_stats()
         return heap, f2["t_us"] / 1000.0, h, stats["wdt_triggers"]
 
@@ -163,8 +167,11 @@ def main():
         print("%-10s %8s %10s %10s %10s %12s %6s" % ("flash", "matches", "heap free", "in use", "of", "boot ms",
                                                   "wdt"))
         for name, n in (("empty", 0), ("full", args.matches)):
-            img = make_image(picoemu, tmp, name, n)
-            (free, alloc), ms, h, wdt = boot(picoemu, img, n)
+            try:
+                img = make_image(picoemu, tmp, name, n)
+                (free, alloc), ms, h, wdt = boot(picoemu, img, n)
+            except NotBooted as e:
+                sys.exit("bench_pico_boot: %s" % e)
             print("%-10s %8d %10d %10d %10d %12.0f %6d" % (name, n, free, alloc, free + alloc, ms, wdt))
             print("           hello: unsynced %s, ready %s, free flash %s" % (h["unsynced"], h["ready"], h.get("free")))
     finally:
