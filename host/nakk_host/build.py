@@ -223,6 +223,12 @@ def build_id(files):
     return h.hexdigest()[:12]
 
 
+def manifest(files, version, bid, micropython="", mpy=""):
+    """The bytes of MANIFEST for a box holding files (what nakk flash compares against next time)."""
+    return json.dumps({"version": version, "build": bid, "micropython": micropython, "mpy": mpy,
+                       "files": {p: digest(d) for p, d in sorted(files.items())}}, sort_keys=True).encode()
+
+
 def write_tree(files, out_dir):
     """Write the tree into a folder (the image of / on the box), e.g. for the emulator."""
     for p, data in files.items():

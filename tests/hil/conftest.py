@@ -96,6 +96,9 @@ def fw_image(picoemu, fw_tree, tmp_path_factory):
     from nakk_host import build
     d = str(tmp_path_factory.mktemp("fw-files"))
     build.write_tree(fw_tree, d)
+    # the manifest nakk flash leaves, so that flashing this box again copies nothing
+    with open(os.path.join(d, build.MANIFEST.lstrip("/")), "wb") as f:
+        f.write(build.manifest(fw_tree, build.package()[0], build.build_id(fw_tree), "1.28.0", "6.3"))
     img = os.path.join(str(tmp_path_factory.mktemp("fw-img")), "fw.img")
     picoemu.mkimage(d, img)
     return img

@@ -1,0 +1,116 @@
+"""`nakk flash --port socket://...` onto the emulated Pico: a fresh box, a rerun, an interrupted flash,
+results waiting for the judge, and a box whose app is running.
+
+The emulator has no network, so mip's download is replaced by the cache: the
+hil_cache fixture seeds ~/.cache/nakk's stand-in with the kit's copy of
+micropython-lib's ssd1306 driver (SSD1306_PY), as `nakk flash` would have
+cached it from micropython.org.
+"""
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from playback import keys, play, reference, wait_frame_equal
+
+NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
+MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
+DTR_US = 1700000
+
+
+def nakk_flash(emu, cache, *args, restart_s=None, timeout=180):
+    env = dict(os.environ, NAKK_CACHE=cache)
+    if restart_s is not None:
+        env["NAKK_FLASH_RESTART_S"] = str(restart_s)
+    return subprocess.run([NAKK, "flash", "--port", emu.serial_url, *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory, picoemu):
+    ks = keys("saare-2020")
+    return ks, reference(ks, str(tmp_path_factory.mktemp("sim") / "sim.img"))
+
+
+def test_fresh_box_flash_play_refuse_unsynced_rerun_copies_nothing(boot, hil_cache, fw_tree, ref, picoemu, tmp_path):
+    ks, frames = ref
+    img = str(tmp_path / "box.img")
+    emu = boot(save_fs=img)                     # nothing but MicroPython on it
+    emu.wait_until_us(DTR_US)
+    r = nakk_flash(emu, hil_cache)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "copied %d files" % len(fw_tree) in r.stdout and "MicroPython 1.28.0" in r.stdout
+    # the app restarted: the start screen, then a whole match through the buttons, every frame checked
+    f = emu.wait_frame(0)
+    wait_frame_equal(emu, frames[0], f["t_us"], picoemu, "start screen after the flash")
+    play(emu, ks, frames, picoemu, label="after nakk flash: ")
+    emu.stop()
+
+    # the box again, OK held at power-on (maintenance mode), released once boot has seen it
+    again = str(tmp_path / "again.img")
+    emu = boot(image=img, hold=("OK",), save_fs=again)
+    emu.wait_until_us(DTR_US)
+    emu.release("OK")
+    r = nakk_flash(emu, hil_cache)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "nakk: the box holds 1 finished result the judge has not synced (match 1)" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert emu.frame_count() == 0               # refused: the app was not started either
+    r = nakk_flash(emu, hil_cache, "--force")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "nothing to copy" in r.stdout
+    # the app is back with the finished match waiting for the judge (the simulator's last frame)
+    f = emu.wait_frame(0)
+    wait_frame_equal(emu, frames[-1], f["t_us"], picoemu, "the finished match after a rerun")
+
+
+def test_interrupted_flash_leaves_the_box_in_maintenance(boot, hil_cache, fw_tree, ref, picoemu, tmp_path):
+    img = str(tmp_path / "cut.img")
+    emu = boot(save_fs=img)
+    emu.wait_until_us(DTR_US)
+    env = dict(os.environ, NAKK_CACHE=hil_cache)
+    p = subprocess.Popen([NAKK, "flash", "--port", emu.serial_url], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    try:
+        # cut it off in the middle of the copy: once a good part of the files is on flash
+        while emu.flash_stats()["program_bytes"] < 40000:
+            assert p.poll() is None, p.communicate()
+            emu.wait_us(100000)
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.communicate()
+    emu.stop()
+    emu = boot(image=img)                       # power on again, nobody touching a button
+    emu.wait_until_us(DTR_US + 1000000)
+    assert emu.frame_count() == 0, "a half-flashed box started its app"
+    r = subprocess.run([MPREMOTE, "connect", emu.serial_url, "exec", "print(6 * 7)"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "42" in r.stdout, r.stderr
+    r = nakk_flash(emu, hil_cache)
+    assert r.returncode == 0, r.stdout + r.stderr
+    f = emu.wait_frame(0)
+    wait_frame_equal(emu, ref[1][0], f["t_us"], picoemu, "start screen after the rerun")
+
+
+def test_box_with_its_app_running_restarts_into_maintenance(boot, fw_image, hil_cache, ref, picoemu, tmp_path):
+    """The app's watchdog cannot be stopped, so nakk flash writes the maintenance flag and resets. The
+    emulator logs the reset without doing it (nakk flash then gives up, saying what to do); booting the
+    saved flash is the restart."""
+    img = str(tmp_path / "flagged.img")
+    emu = boot(image=fw_image, save_fs=img)
+    wait_frame_equal(emu, ref[1][0], 0, picoemu, "start screen")
+    emu.wait_until_us(DTR_US)
+    r = nakk_flash(emu, hil_cache, restart_s=4)
+    assert "restarting it into maintenance mode" in r.stdout
+    assert r.returncode == 1 and "hold OK while switching it on" in r.stderr, r.stdout + r.stderr
+    assert emu.flash_stats()["wdt_triggers"] == 1   # the reset was asked for
+    emu.stop()
+    emu = boot(image=img)
+    emu.wait_until_us(DTR_US)
+    assert emu.frame_count() == 0                   # the flag: maintenance mode, no app
+    r = nakk_flash(emu, hil_cache)
+    assert r.returncode == 0 and "nothing to copy" in r.stdout, r.stdout + r.stderr
+    f = emu.wait_frame(0)
+    wait_frame_equal(emu, ref[1][0], f["t_us"], picoemu, "start screen after the flash")
