@@ -99,3 +99,30 @@ def test_cli_unreachable_port_is_a_clean_error(tmp_path):
     r = subprocess.run([NAKK, "flash", "--port", str(tmp_path / "no-such-tty")], capture_output=True, text=True)
     assert r.returncode == 1
     assert r.stderr.startswith("nakk: cannot open") and "Traceback" not in r.stderr
+
+
+def test_manifest_freezes_what_nakk_flash_would_copy(tmp_path, monkeypatch):
+    """firmware/manifest.py run as MicroPython's makemanifest runs it (cwd = its folder, the manifest API
+    as globals): it includes the port's manifest, requires the package.json deps, and freezes exactly
+    the nakk modules that nakk flash copies to a box without a frozen nakk."""
+    fw = build.firmware_dir()
+    calls = {"include": [], "require": [], "package": []}
+    api = {
+        "include": lambda p, **kw: calls["include"].append(p),
+        "require": lambda name, **kw: calls["require"].append(name),
+        "package": lambda p, files=None, base_path=".", opt=None: calls["package"].append((p, files, base_path)),
+        "module": lambda *a, **kw: pytest.fail("no single modules expected"),
+    }
+    monkeypatch.chdir(fw)
+    with open(os.path.join(fw, "manifest.py")) as f:
+        exec(f.read(), api)
+    assert calls["include"] == ["$(PORT_DIR)/boards/manifest.py"]
+    assert calls["require"] == [name for name, _v in build.package()[1]]
+    [(pkg, files, base)] = calls["package"]
+    assert pkg == "nakk" and os.path.isdir(os.path.join(fw, base, pkg))
+    src = tmp_path / "ssd1306.py"
+    src.write_text("x = 1\n")
+    for name, version in build.package()[1]:
+        build.seed_dep(name, version, {name + ".py": str(src)}, str(tmp_path))
+    copied = sorted(p[len("/nakk/"):-4] + ".py" for p in build.tree(cache=str(tmp_path)) if p.startswith("/nakk/"))
+    assert sorted(files) == copied

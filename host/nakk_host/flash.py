@@ -64,6 +64,12 @@ def _nakk_probe():
     sys.path[:] = keep
     pico = sys.modules.get('nakk.board.pico')
     app = 'nakk.app' in sys.modules and not (pico is not None and pico._decided)
+    try:
+        # the RP2040 watchdog's CTRL.ENABLE: armed earlier in this boot it survives a soft reset
+        import machine
+        app = app or bool((machine.mem32[0x40058000] >> 30) & 1)
+    except Exception:
+        pass
     st = os.statvfs('/')
     try:
         os.stat('/journal/id')

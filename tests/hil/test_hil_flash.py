@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from playback import keys, play, reference, wait_frame_equal
+from .playback import keys, play, reference, wait_frame_equal
 
 NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")

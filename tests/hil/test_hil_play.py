@@ -5,7 +5,7 @@ import os
 import pytest
 
 from nakk_host.simulator import dump_events
-from playback import keys, play, reference, wait_frame_equal
+from .playback import keys, play, reference, wait_frame_equal
 
 RULESETS = ("saare-2020", "saare-classic", "sasku", "schmier")
 WDT_US = 8388000   # the longest RP2040 watchdog timeout: a box that ran longer than this unfed would reset

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from conftest import ROOT
-from playback import GAP_US, keys, play, reference, wait_frame_equal
+from .conftest import ROOT
+from .playback import GAP_US, keys, play, reference, wait_frame_equal
 
 LINK_MERGED = os.path.isfile(os.path.join(ROOT, "firmware", "nakk", "link.py"))
 NEEDS_LINK = pytest.mark.xfail(not LINK_MERGED, strict=True,
