@@ -315,6 +315,15 @@ def _progress(total, enabled):
                     disable=not enabled, transient=False)
 
 
+def restart(box):
+    """Soft reset from the friendly REPL: boot.py, then main.py, starts the app."""
+    box.t.exit_raw_repl()
+    box.t.read_until(1, b">>> ", timeout=5)
+    box.t.serial.write(b"\x04")
+    if not box.t.read_until(1, b"soft reboot\r\n", timeout=5).endswith(b"soft reboot\r\n"):
+        raise FlashError("the box did not restart; switch it off and on again")
+
+
 def flash(port=None, force=False, say=print, progress=True, cache=None):
     """Flash one box; returns a dict of what was done (copied, removed, bytes, version, seconds)."""
     t0 = time.monotonic()
@@ -376,12 +385,7 @@ def flash(port=None, force=False, say=print, progress=True, cache=None):
                     bar.update(task, completed=total)
         if box.t.fs_exists("/maintenance"):
             box.t.fs_rmfile("/maintenance")
-        # soft reset from the friendly REPL: boot.py, then main.py, starts the app
-        box.t.exit_raw_repl()
-        box.t.read_until(1, b">>> ", timeout=5)
-        box.t.serial.write(b"\x04")
-        if not box.t.read_until(1, b"soft reboot\r\n", timeout=5).endswith(b"soft reboot\r\n"):
-            raise FlashError("the box did not restart after the copy; switch it off and on again")
+        restart(box)
         return {"port": port, "copied": copy, "removed": remove, "bytes": total, "version": fw_version,
                 "build": bid, "frozen": probe.frozen, "micropython": probe.version,
                 "seconds": time.monotonic() - t0}
