@@ -101,6 +101,25 @@ del _nakk_walk
 """
 
 
+# Drawn on the box's own OLED while files go in (when its current firmware can draw): the
+# organiser sees that the box is being updated and must stay plugged in. ASCII only: the
+# firmware's font may be the very file being replaced.
+_BANNER = """
+try:
+    from nakk.board import pico as _pico
+    _b = _pico.build(watchdog=False, buzzer=False)
+    _b.fb.fill(0)
+    _b.fb.rect(0, 0, 128, 64, 1)
+    _b.fb.text('nakk flash', 24, 8, 1)
+    _b.fb.text('uuendan...', 24, 24, 1)
+    _b.fb.text('updating', 32, 40, 1)
+    _b.show(0xFF)
+    print(1)
+except Exception as e:
+    print(0)
+"""
+
+
 class FlashError(Exception):
     """A user-facing refusal or failure: printed as `nakk: message`."""
 
@@ -362,6 +381,7 @@ def flash(port=None, force=False, say=print, progress=True, cache=None):
         if copy or remove:
             if "/main.py" in present:
                 box.t.fs_rmfile("/main.py")          # from here on a restart leaves the REPL free
+            box.run(_BANNER)
             if manifest is not None:
                 kept = {p: files[p] for p in files if p not in copy
                         and manifest.get("files", {}).get(p) == build.digest(files[p])}

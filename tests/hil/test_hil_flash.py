@@ -114,3 +114,26 @@ def test_box_with_its_app_running_restarts_into_maintenance(boot, fw_image, hil_
     assert r.returncode == 0 and "nothing to copy" in r.stdout, r.stdout + r.stderr
     f = emu.wait_frame(0)
     wait_frame_equal(emu, ref[1][0], f["t_us"], picoemu, "start screen after the flash")
+
+
+def test_the_box_shows_that_it_is_being_updated(boot, fw_image, hil_cache, ref, picoemu):
+    """A one-file update of a box in maintenance mode: its OLED says "nakk flash / uuendan... / updating"
+    while the files go in, then the app's start screen comes back."""
+    emu = boot(image=fw_image, hold=("OK",))
+    emu.wait_until_us(DTR_US)
+    emu.release("OK")
+    # one file changed, as nakk flash sees it: the box's manifest holds another hash for nakk/ui.mpy
+    code = ("import json; m = json.load(open('/nakk-manifest.json')); m['files']['/nakk/ui.mpy'] = '0' * 16; "
+            "f = open('/nakk-manifest.json', 'w'); f.write(json.dumps(m)); f.close()")
+    r = subprocess.run([MPREMOTE, "connect", emu.serial_url, "exec", code], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert emu.frame_count() == 0
+    r = nakk_flash(emu, hil_cache)
+    assert r.returncode == 0 and "copied 2 files" in r.stdout, r.stdout + r.stderr   # ui.mpy, then main.py
+    # frame 1 is the driver's init clearing the panel; the banner is the next
+    rows = picoemu.ascii_art(emu.frame_info(2)["fb"]).split("\n")
+    assert rows[0] == "#" * 128 and rows[63] == "#" * 128            # the border
+    assert all("#" in row[20:110] for row in rows[8:15] + rows[24:31] + rows[40:47])  # three lines of text
+    f = emu.wait_frame(2)
+    wait_frame_equal(emu, ref[1][0], f["t_us"], picoemu, "start screen after the update")
