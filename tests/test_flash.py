@@ -126,3 +126,13 @@ def test_manifest_freezes_what_nakk_flash_would_copy(tmp_path, monkeypatch):
         build.seed_dep(name, version, {name + ".py": str(src)}, str(tmp_path))
     copied = sorted(p[len("/nakk/"):-4] + ".py" for p in build.tree(cache=str(tmp_path)) if p.startswith("/nakk/"))
     assert sorted(files) == copied
+
+
+def test_journal_format_on_the_box_is_read_from_its_id_record():
+    from nakk import journal as J
+    from nakk import record
+    same = record.encode(record.META, J._MAGIC + b"%d " % record.VERSION + b"0123456789abcdef")
+    newer = record.encode(record.META, J._MAGIC + b"%d " % (record.VERSION + 1) + b"0123456789abcdef")
+    assert flash._journal_version(bytes(same)) == record.VERSION
+    assert flash._journal_version(bytes(newer)) == record.VERSION + 1   # nakk flash refuses this one
+    assert flash._journal_version(b"\x00garbage") is None
