@@ -18,7 +18,7 @@ require("ssd1306")
 # nakk, without what only the unix port or the judge's laptop runs (host/nakk_host/build.py: HOST_ONLY).
 # makemanifest runs a manifest with the current directory set to the manifest's own (firmware/).
 _HERE = "."
-_HOST_ONLY = ("board/sim.py", "board/simpins.py", "board/dump.py", "board/blockdev.py", "score.py", "teams.py")
+_HOST_ONLY = ("board/sim.py", "board/simpins.py", "dump.py", "simmain.py", "board/blockdev.py", "score.py", "teams.py")
 _files = []
 for _d, _dirs, _names in os.walk(os.path.join(_HERE, "nakk")):
     _dirs.sort()

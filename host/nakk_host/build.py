@@ -29,7 +29,7 @@ MPY_MAJOR = 6                      # .mpy major version that mpy-cross writes (s
 
 
 # Modules that only the unix port or the judge's laptop runs: not copied to a box.
-HOST_ONLY = ("nakk/board/sim.mpy", "nakk/board/simpins.mpy", "nakk/board/dump.mpy",
+HOST_ONLY = ("nakk/board/sim.mpy", "nakk/board/simpins.mpy", "nakk/dump.mpy", "nakk/simmain.mpy",
              "nakk/board/blockdev.mpy", "nakk/score.mpy", "nakk/teams.mpy")
 
 

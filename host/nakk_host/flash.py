@@ -220,23 +220,28 @@ class Box:
 def _connect(port, say):
     """The box's raw REPL with no app and no watchdog running: maintenance mode, or a fresh Pico."""
     box = Box(port)
-    if not box.raw_repl():
+    if box.raw_repl(timeout=3):
+        probe = Probe(box.run(_PROBE))
+        if not probe.app_ran:
+            return box, probe
+        # The app ran this boot (a firmware without the link, whose Ctrl-C ended it): its watchdog
+        # would reset the box in the middle of the copy. The flag, then a reset.
+        say("the box's app is running: restarting it into maintenance mode")
+        box.t.exec_raw_no_follow("f = open('/maintenance', 'w'); f.write('1'); f.close()\n"
+                                 "import machine; machine.reset()")
+    else:
+        # The app's link owns the port: mpremote's \r\x03\r\x01 that reached it just now asks it for
+        # maintenance mode, and so does the link's `repl` request (DESIGN.md, "The serial link").
+        say("the box's app is running: restarting it into maintenance mode")
         box.close()
-        raise FlashError("the box at %s does not answer at the REPL (its app owns the port): %s" % (port, HOLD_OK_HELP))
-    probe = Probe(box.run(_PROBE))
-    if not probe.app_ran:
-        return box, probe
-    # The app ran this boot: its watchdog would reset the box in the middle of the copy.
-    say("the box's app was running: restarting it into maintenance mode")
-    box.t.exec_raw_no_follow("f = open('/maintenance', 'w'); f.write('1'); f.close()\n"
-                             "import machine; machine.reset()")
+        _link_repl(port)
     box.close()
     end = time.monotonic() + RESTART_WAIT_S
     while time.monotonic() < end:
-        time.sleep(1.0)
         try:
             box = Box(port)
         except FlashError:
+            time.sleep(0.5)      # the port is gone while the Pico restarts: look again
             continue
         if box.raw_repl(timeout=3):
             probe = Probe(box.run(_PROBE))
@@ -244,6 +249,19 @@ def _connect(port, say):
                 return box, probe
         box.close()
     raise FlashError("the box did not come back in maintenance mode after its restart: %s" % HOLD_OK_HELP)
+
+
+def _link_repl(port):
+    """Ask the box's link for maintenance mode; quietly nothing when it is already restarting."""
+    try:
+        from nakk_host import device
+    except ImportError:
+        return
+    try:
+        with device.Box(port, timeout=2) as b:
+            b.repl()
+    except Exception:
+        pass
 
 
 # ---------------------------------------------------------------- results on the box

@@ -95,9 +95,9 @@ def test_interrupted_flash_leaves_the_box_in_maintenance(boot, hil_cache, fw_tre
 
 
 def test_box_with_its_app_running_restarts_into_maintenance(boot, fw_image, hil_cache, ref, picoemu, tmp_path):
-    """The app's watchdog cannot be stopped, so nakk flash writes the maintenance flag and resets. The
-    emulator logs the reset without doing it (nakk flash then gives up, saying what to do); booting the
-    saved flash is the restart."""
+    """The app owns the port (its link): mpremote's sequence and the link's `repl` request make it write the
+    maintenance flag and reset (its watchdog cannot be stopped). The emulator logs the reset without doing
+    it (nakk flash then gives up, saying what to do); booting the saved flash is the restart."""
     img = str(tmp_path / "flagged.img")
     emu = boot(image=fw_image, save_fs=img)
     wait_frame_equal(emu, ref[1][0], 0, picoemu, "start screen")
