@@ -139,3 +139,22 @@ def check(port=None, say=print, ask=None, buttons=BUTTONS, timeout_s=20):
     finally:
         box.close()
     return out
+
+
+def cmd(args, error):
+    """`nakk doctor --hardware [--port URL]`: the checks on one box; exit status 1 when one fails."""
+    import sys
+    ports = args.port or []
+    if len(ports) > 1:
+        raise error("--hardware checks one box at a time: name one --port")
+    ask = None
+    if sys.stdin.isatty():
+        def ask(question):
+            return input(question + " [Y/n] ").strip().lower() in ("", "y", "yes", "j", "jah")
+    try:
+        results = check(ports[0] if ports else None, say=print, ask=ask)
+    except flash.FlashError as e:
+        raise error(str(e))
+    bad = [name for name, ok, _detail in results if not ok]
+    print("all hardware checks passed" if not bad else "not right: " + ", ".join(bad))
+    return 1 if bad else 0
