@@ -134,9 +134,15 @@ def show_presses(results):
 
 def first_frame(picoemu, img, reads_heap=False):
     with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8)) as emu:
-        f = emu.wait_frame(0)
-        # the app's start screen is the frame after the driver's init clear
-        f2 = emu.wait_frame(f["frame"], timeout_s=60)
+        try:
+            f = emu.wait_frame(0)
+            # the app's start screen is the frame after the driver's init clear
+            f2 = emu.wait_frame(f["frame"], timeout_s=60)
+        except picoemu.PicoEmuError:
+            # no start screen: say what the box printed instead
+            with emu.serial_socket(timeout=5) as s:
+                said = s.read_until(b"\x00never", timeout=3).decode(errors="replace").strip().splitlines()
+            return None, [x for x in said if x.strip() and not x.startswith((">>>", "Type "))][-2:]
         heap = None
         if reads_heap:
             emu.wait_until_us(DTR_US)
@@ -216,8 +222,11 @@ def main():
     t_mpy2, _ = first_frame(picoemu, image(picoemu, files, tmp, "mpy"))
     print("Power-on to the start screen: %.0f ms as .mpy" % t_mpy2, end="")
     if not a.quick:
-        t_py, _ = first_frame(picoemu, image(picoemu, py_files, tmp, "py"))
-        print(", %.0f ms as .py source" % t_py)
+        t_py, said = first_frame(picoemu, image(picoemu, py_files, tmp, "py"))
+        if t_py is None:
+            print("; as .py source it does not start (%s)" % " / ".join(said))
+        else:
+            print(", %.0f ms as .py source" % t_py)
     else:
         print()
 

@@ -10,10 +10,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
-from .playback import keys, play, reference, wait_frame_equal
+from .playback import GAP_US, keys, play, reference, wait_frame_equal
+from .test_hil_sync import run_while
 
 NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
@@ -34,10 +36,31 @@ def ref(tmp_path_factory, picoemu):
     return ks, reference(ks, str(tmp_path_factory.mktemp("sim") / "sim.img"))
 
 
-def test_fresh_box_flash_play_refuse_unsynced_rerun_copies_nothing(boot, hil_cache, fw_tree, ref, picoemu, tmp_path):
+def _pair_and_sync(emu, db):
+    """`nakk pair` (confirmed by a long OK on the box) and `nakk sync` over the emulated USB: the report."""
+    from nakk_host import device as D
+    from nakk_host import judge
+    from nakk_host import sync as S
+    before = emu.frame()
+    t = threading.Thread(target=lambda: judge.pair_box(db, emu.serial_url, "pico", say=lambda s: None))
+    t.start()
+    t0 = emu.now_us()
+    while emu.frame() == before:          # the box asks its players
+        emu.wait_us(20000)
+        assert emu.now_us() - t0 < 10000000, "the box never asked"
+    emu.wait_us(GAP_US)
+    emu.press("OK", 1000)
+    while t.is_alive():
+        emu.wait_us(20000)
+    return run_while(emu, lambda: S.sync([D.Port(emu.serial_url)], db)[0])
+
+
+def test_fresh_box_flash_play_sync_rerun_copies_nothing(boot, hil_cache, fw_tree, ref, picoemu, tmp_path):
+    """The issue's "done when": nakk flash onto a box with nothing but MicroPython, a match on it, nakk
+    sync takes the result, a second nakk flash copies nothing; and before the sync, a flash is refused."""
     ks, frames = ref
-    img = str(tmp_path / "box.img")
-    emu = boot(save_fs=img)                     # nothing but MicroPython on it
+    played = str(tmp_path / "played.img")
+    emu = boot(save_fs=played)                  # nothing but MicroPython on it
     emu.wait_until_us(DTR_US)
     r = nakk_flash(emu, hil_cache)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -48,9 +71,8 @@ def test_fresh_box_flash_play_refuse_unsynced_rerun_copies_nothing(boot, hil_cac
     play(emu, ks, frames, picoemu, label="after nakk flash: ")
     emu.stop()
 
-    # the box again, OK held at power-on (maintenance mode), released once boot has seen it
-    again = str(tmp_path / "again.img")
-    emu = boot(image=img, hold=("OK",), save_fs=again)
+    # before the judge has the result: refused (OK held at power-on, released once boot has seen it)
+    emu = boot(image=played, hold=("OK",))
     emu.wait_until_us(DTR_US)
     emu.release("OK")
     r = nakk_flash(emu, hil_cache)
@@ -61,9 +83,24 @@ def test_fresh_box_flash_play_refuse_unsynced_rerun_copies_nothing(boot, hil_cac
     r = nakk_flash(emu, hil_cache, "--force")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "nothing to copy" in r.stdout
-    # the app is back with the finished match waiting for the judge (the simulator's last frame)
-    f = emu.wait_frame(0)
-    wait_frame_equal(emu, frames[-1], f["t_us"], picoemu, "the finished match after a rerun")
+    f = emu.wait_frame(0)                       # the app is back, the result still waiting for the judge
+    wait_frame_equal(emu, frames[-1], f["t_us"], picoemu, "the finished match after a forced rerun")
+    emu.stop()
+
+    # the judge takes it over the USB; then a flash has nothing to refuse and nothing to copy
+    synced = str(tmp_path / "synced.img")
+    emu = boot(image=played, save_fs=synced)
+    wait_frame_equal(emu, frames[-1], 0, picoemu, "the finished match")
+    emu.wait_until_us(DTR_US)
+    rep = _pair_and_sync(emu, str(tmp_path / "judge.db"))
+    assert rep.ok() and len(rep.new) == 1, rep.to_json()
+    emu.stop()
+    emu = boot(image=synced, hold=("OK",))
+    emu.wait_until_us(DTR_US)
+    emu.release("OK")
+    r = nakk_flash(emu, hil_cache)
+    assert r.returncode == 0 and "nothing to copy" in r.stdout, r.stdout + r.stderr
+    assert emu.wait_frame(0)["frame"] > 0       # the app restarted
 
 
 def test_interrupted_flash_leaves_the_box_in_maintenance(boot, hil_cache, fw_tree, ref, picoemu, tmp_path):
