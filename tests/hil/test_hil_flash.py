@@ -6,6 +6,7 @@ hil_cache fixture seeds ~/.cache/nakk's stand-in with the kit's copy of
 micropython-lib's ssd1306 driver (SSD1306_PY), as `nakk flash` would have
 cached it from micropython.org.
 """
+import json
 import os
 import signal
 import subprocess
@@ -16,10 +17,13 @@ import pytest
 
 from .playback import GAP_US, keys, play, reference, wait_frame_equal
 from .test_hil_sync import run_while
+from nakk_host.simulator import dump_events
 
 NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 DTR_US = 1700000
+ASSIGNMENT = {"tournament": "hil-2026", "table": 3, "round": 2, "ruleset": "saare-2020",
+              "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]}
 
 
 def nakk_flash(emu, cache, *args, restart_s=None, timeout=180):
@@ -94,7 +98,25 @@ def test_fresh_box_flash_play_sync_rerun_copies_nothing(boot, hil_cache, fw_tree
     emu.wait_until_us(DTR_US)
     rep = _pair_and_sync(emu, str(tmp_path / "judge.db"))
     assert rep.ok() and len(rep.new) == 1, rep.to_json()
+    # and pushes the next match's assignment, which one OK on the box takes
+    from nakk_host import device as D
+    assert run_while(emu, lambda: D.assign(emu.serial_url, ASSIGNMENT))["assigned"] is True
+    emu.wait_us(GAP_US)
+    r = emu.press("OK", 1000)                   # the finished match answered: long OK, the next match
+    emu.wait_until_us(r["release_us"] + GAP_US)
+    p0 = emu.flash_stats()["programs"]
+    r = emu.press("OK", 60)                     # one OK takes the judge's assignment
+    # its setup is written: flash programs start, then stay quiet for half a second of emulated time
+    quiet_since, last = None, p0
+    while quiet_since is None or emu.now_us() - quiet_since < 500000:
+        assert emu.now_us() < r["release_us"] + 5000000, "the assignment was not taken"
+        emu.wait_us(50000)
+        n = emu.flash_stats()["programs"]
+        if n != last:
+            quiet_since, last = emu.now_us(), n
     emu.stop()
+    setup = json.loads(dump_events(synced)[0])
+    assert setup["match"] == 2 and all(setup[k] == v for k, v in ASSIGNMENT.items()), setup
     emu = boot(image=synced, hold=("OK",))
     emu.wait_until_us(DTR_US)
     emu.release("OK")
@@ -174,3 +196,24 @@ def test_the_box_shows_that_it_is_being_updated(boot, fw_image, hil_cache, ref, 
     assert all("#" in row[20:110] for row in rows[8:15] + rows[24:31] + rows[40:47])  # three lines of text
     f = emu.wait_frame(2)
     wait_frame_equal(emu, ref[1][0], f["t_us"], picoemu, "start screen after the update")
+
+
+def test_a_watchdog_armed_before_a_soft_reset_is_seen(boot, fw_image, hil_cache, tmp_path):
+    """The RP2040's watchdog survives a soft reset and cannot be stopped: a box whose REPL answers but
+    whose watchdog runs would reset half-way through the copy. nakk flash reads the watchdog's enable
+    bit, writes the maintenance flag and resets instead (logged by the emulator, not done)."""
+    img = str(tmp_path / "wdt.img")
+    emu = boot(image=fw_image, hold=("OK",), save_fs=img)
+    emu.wait_until_us(DTR_US)
+    emu.release("OK")
+    r = subprocess.run([MPREMOTE, "connect", emu.serial_url, "exec", "import machine; machine.WDT(timeout=8000)"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = nakk_flash(emu, hil_cache, restart_s=3)
+    assert "restarting it into maintenance mode" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 1 and "hold OK while switching it on" in r.stderr
+    assert emu.flash_stats()["wdt_triggers"] >= 1
+    emu.stop()
+    emu = boot(image=img)                       # the restart: the flag gives maintenance mode
+    emu.wait_until_us(DTR_US)
+    assert emu.frame_count() == 0
