@@ -4,9 +4,12 @@ Steps, each safe to interrupt and run again:
   1. find the one box (USB VID 2E8A, Raspberry Pi) or take --port (a device
      or a pyserial URL such as the emulator's socket://);
   2. reach the raw REPL with mpremote's own transport (mpremote.transport_serial).
-     A fresh Pico answers at once. A box whose app ran in this boot has its
-     watchdog on (it cannot be stopped): write the maintenance flag, restart,
-     and reach the REPL of the maintenance boot;
+     A fresh Pico, or a box in maintenance mode, answers at once. A box whose
+     app runs owns the port (the link): mpremote's \r\x03\r\x01 and the link's
+     `repl` request make it write the maintenance flag and reset. A box whose
+     REPL answers but whose watchdog runs (armed before a soft reset: it
+     cannot be stopped) gets the flag and a reset from us. Either way we wait
+     for the maintenance boot's REPL;
   3. read the MicroPython version and .mpy format, and refuse one the
      compiled firmware cannot run (saying which MicroPython to install);
   4. read the journal over the REPL and refuse while finished results wait
