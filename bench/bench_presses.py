@@ -1,4 +1,4 @@
-"""Bench: button presses per deal over the deal mix (shared/bench/deal-mix.json), through the real UI.
+"""Bench: button presses per deal over the deal mix (bench/deal-mix.json), through the real UI.
 
 Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy]
       --mpy also runs the same player on the MicroPython unix port
@@ -16,7 +16,7 @@ and enters the plain win when the screen does not offer what it wanted (jänn
 in pits). Schmier: on a point step OK gives that point and all later points to
 the bidder; the player uses it when every remaining point is the bidder's.
 
-Counting (shared/bench/README.md): every button event handed to Ui.handle is
+Counting (bench/README.md): every button event handed to Ui.handle is
 one press, a long press too. A deal's presses are its entry; a redeal counts as
 a deal (long OK, the reason, OK); a penalty (long NEXT, the offence, the
 offender's side button) and an undo (one wrong answer in an entry, then long
@@ -258,7 +258,7 @@ class Player:
     def _on_screen(self):
         """The choices of the step on screen, by reading its labels."""
         ui = self.ui
-        choices = ui.steps[ui.k]["choices"]
+        choices = ui.deal.steps[ui.deal.step]["choices"]
         out = []
         for label in ui.items:
             for c in choices:
@@ -271,14 +271,14 @@ class Player:
         """True when OK here gives this and every later point to the side named in the step's `rest` field,
         and that is what the player wants."""
         ui = self.ui
-        steps = ui.steps
-        field = steps[ui.k].get("rest")
+        steps = ui.deal.steps
+        field = steps[ui.deal.step].get("rest")
         if field is None:
             return False
-        who = ui.answers.get(field)
+        who = ui.deal.answers.get(field)
         if who is None:
             return False
-        j = ui.k
+        j = ui.deal.step
         while j < len(steps):
             s = steps[j]
             if s.get("rest") != field:
@@ -300,7 +300,7 @@ class Player:
                 raise AssertionError("not on the entry screen: mode %d" % ui.mode)
             if self.presses - p0 > 40:
                 raise AssertionError("the player is stuck: %r" % (want,))
-            step = ui.steps[ui.k]
+            step = ui.deal.steps[ui.deal.step]
             wrong = shown == slip
             shown += 1
             if not wrong and self._rest_applies(want):
@@ -341,7 +341,7 @@ class Player:
         text = None
         for r in rules.redeal_reasons:
             if r[0] == reason:
-                text = U.W_REDEAL[ui.lang] + r[1 + ui.lang]
+                text = rules.redeal_word[ui.lang] + ": " + r[1 + ui.lang]
         self.move(list(ui.items).index(text))
         assert self.press(OK_S)
         return self.presses - p0
@@ -351,9 +351,8 @@ class Player:
         p0 = self.presses
         self.press(NEXT_L)
         assert ui.mode == U.PENALTY
-        for o in ui.table.match.rules.offences:
-            if o[0] == offence:
-                self.move(list(ui.items).index((o[1], o[2])))
+        # the offence's first row (cards shown: 2 cards, the event's default)
+        self.move([c[0] for c in ui.chosen].index(offence))
         assert self.side(by)
         return self.presses - p0
 
@@ -479,7 +478,7 @@ def play(name, mix, seed, matches, render=None):
                 s.redeals += 1
             else:
                 if rng.chance(mix["undo"]):
-                    slip = rng.below(2 if len(ui.steps) > 1 else 1)
+                    slip = rng.below(2 if len(ui.deal.steps) > 1 else 1)
                     s.undo_wrong += p.enter(what, rng, slip)
                     s.undo_presses += p.undo()
                     s.undos += 1
@@ -650,14 +649,9 @@ def main(argv):
             raise SystemExit(__doc__)
         i += 1
     here = os.path.dirname(os.path.abspath(__file__))
-    path = None
-    for p in (os.path.join(here, "..", "..", "shared", "bench", "deal-mix.json"),
-              os.path.join(here, "deal-mix.json")):
-        if os.path.exists(p):
-            path = os.path.abspath(p)
-            break
-    if path is None:
-        raise SystemExit("bench_presses: deal-mix.json not found")
+    path = os.path.join(here, "deal-mix.json")
+    if not os.path.exists(path):
+        raise SystemExit("bench_presses: %s not found" % path)
     allm = mixes(load_mix(path))
     t0 = time.time()
     results = {}

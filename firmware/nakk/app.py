@@ -23,11 +23,7 @@ What other tasks may use (the link, the simulator's control channel):
   settled()           no event queued, no entry unsaved, no button held
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 try:
     # The judge's link owns the USB port from the app's first instant, before the
@@ -46,9 +42,11 @@ import os
 
 from nakk import font
 from nakk import ui as U
+from nakk import words as W
 from nakk.buttons import PRESS, Buttons, at, kind, span
 from nakk.event import EventError, parse
 from nakk.journal import Journal
+from nakk.match import Match
 from nakk.render import Screen
 from nakk.settings import Settings
 from nakk.table import Table
@@ -67,15 +65,38 @@ def _read(path):
         return None
 
 
+def _link(app, board):
+    """The judge's link (nakk/link.py), which owns the serial port from here on: its buffers
+    are made at boot, before the heap fragments, and its task starts with the app's (spawn).
+    A board without a port (a test bench) has none."""
+    if getattr(board, "serial", None) is None:
+        return None
+    from nakk.link import Link
+    link = Link(app, board)
+    link.start()
+    return link
+
+
 class App:
     def __init__(self, board):
         self.board = board
         font.warm()
         root = board.mount()
-        self.journal = Journal(root)
-        self.table = Table(self.journal)
+        broken = None
+        try:
+            self.journal = Journal(root)
+        except Exception as e:   # a journal of a newer format, unreadable flash: start, say so, write nothing
+            self.journal = None
+            broken = str(e) or type(e).__name__
+        self.root = root
+        self._tasks = []       # spawn()ed before run(): started by run()
+        self._running = False
+        self.table = Table(self.journal, broken=broken)
         self.assignment_path = root + "/assignment.json"
-        resumed = self.table.resume()
+        # The link's code and buffers come before the journal is read: folding a box full of
+        # matches leaves the heap fragmented, and the link's reads need whole blocks.
+        self.link = _link(self, board)
+        self.table.resume()
         self.settings = Settings(board.settings)
         self.ui = U.Ui(self.table, clock=board.clock, lang=self.settings.lang, on_lang=self._save_settings,
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
@@ -87,24 +108,31 @@ class App:
         # (see on_event).
         self.buttons = Buttons(board.pins, clock=board.clock)
         self._hold_from = 0    # the time of the press that made the held entry (buttons.at)
-        self._tasks = []       # spawn()ed before run(): started by run()
-        self._running = False
         self.waiting = self.table.waiting()
         self.sent = 0          # bytes sent to the display since boot
         self.handled = 0       # button events handled since boot
-        self.resumed = resumed
         self.fault = None      # text of a task that died
         self._assigned = self.ui.assignment is not None
-        if self.journal.damaged:
-            self.ui.say(U.W_SAVEFAIL, "journal")
-        # The judge's link owns the serial port from here on (nakk/link.py): its
-        # buffers are made now, before the heap fragments, and its task starts
-        # with the app's (spawn). A board without a port (a test bench) has none.
-        self.link = None
-        if getattr(board, "serial", None) is not None:
-            from nakk.link import Link
-            self.link = Link(self, board)
-            self.link.start()
+        self._say_bad_assignment()
+        self._say_damage(broken)
+
+    def _say_bad_assignment(self):
+        if self.assignment_error is not None:
+            self.ui.say(("Kohtuniku määrang vigane", "Judge's assignment invalid"), self.assignment_error)
+
+    def _say_damage(self, broken):
+        """At boot: which match on flash is damaged, in the players' words (they call the judge,
+        whose tool reads what is left); the records stay as they are."""
+        bad = self.table.damaged
+        n = bad[0] if bad is not None else None
+        if n is None and self.journal is not None and self.journal.damaged:
+            n = min(self.journal.damaged)
+        if n is not None:
+            self.ui.say(("Mäng %d: kahjustatud, kutsu kohtunik" % n, "Match %d: damaged, call the judge" % n),
+                        bad[1] if bad is not None else "")
+        elif bad is not None or broken is not None:
+            self.ui.say(("Mälu kahjustatud, kutsu kohtunik", "Flash damaged, call the judge"),
+                        broken or bad[1])
 
     # ------------------------------------------------------------ settings
     def _save_settings(self, _value=None):
@@ -113,16 +141,25 @@ class App:
         s.lang = ui.lang
         s.sound = ui.sound
         if not s.save():
-            ui.say(U.W_SAVEFAIL)
+            ui.say(W.SAVEFAIL)
             self.beep(_BEEP_BAD)
 
     def _assignment(self):
+        """The judge's assignment beside the journal, if it would start a match; else None (a
+        damaged or wrong file is left as it is: the judge's tool writes it again)."""
+        self.assignment_error = None
         raw = _read(self.assignment_path)
         if not raw:
             return None
         try:
             a = parse(raw)
-        except EventError:
+            ev = dict(a)
+            ev["type"] = "setup"
+            ev["seq"] = 1
+            ev["v"] = 1
+            Match().apply(ev)     # checked as Table.start will check it, so the screen can show it
+        except EventError as e:
+            self.assignment_error = str(e)
             return None
         return a
 
@@ -170,7 +207,8 @@ class App:
             return
         if not self.table.flush():
             ui.resync()
-            ui.say(U.W_SAVEFAIL, self.table.error or "")
+            # a full flash refuses the entry in words the players act on (sync with the judge)
+            ui.say(W.FULL if self.table.full else W.SAVEFAIL, self.table.error or "")
             self.beep(_BEEP_BAD)
         else:
             self.beep(_BEEP_SAVED)
@@ -239,7 +277,7 @@ class App:
         except (AttributeError, ImportError):
             pass
         try:
-            self.ui.say(("Viga", "Error"), self.fault)
+            self.ui.say(W.ERROR, self.fault)
             self.frame()
         except Exception:
             pass
@@ -259,6 +297,7 @@ class App:
     def journal_changed(self):
         """The journal changed under the table (the link's ack compacted a match away):
         count the waiting results again and, if the match in play is gone, show what is left."""
+        self.flush()                  # an entry held for the chord window goes to flash first
         if self.table.reload():
             self.ui.resync()
         self.waiting = self.table.waiting()
@@ -269,6 +308,7 @@ class App:
         a = self._assignment()
         self._assigned = a is not None
         self.ui.offer(a)
+        self._say_bad_assignment()
         self.frame()
 
     def ask(self, words, on_answer, timeout_ms=U.ASK_MS):

@@ -8,7 +8,7 @@ What it needs (the seams, documented in board/__init__.py and app.py):
                     (never blocks); write(data) -> bytes written
   board.device_id() the box's id; board.request_maintenance() (optional:
                     write the flag and reset; absent on the simulator)
-  app.journal, app.table, app.assignment_path
+  app.root, app.journal (None when it could not be opened), app.table, app.assignment_path
   app.spawn(coro)         run the link's task beside the app's, under its exception handler
   app.journal_changed()   the journal changed under the table (an ack
                           compacted a match away)
@@ -26,11 +26,7 @@ pairing key. Ctrl-C (0x03) and Ctrl-D (0x04) are plain bytes here
 maintenance mode, as a `repl` request does.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 import asyncio
 import hashlib
@@ -45,7 +41,6 @@ POLL_MS = const(10)       # how often the port is looked at while it is quiet
 PAIR_MS = const(60000)    # the players have this long to confirm a pairing
 _RX = const(256)          # bytes taken from the port per read
 _LIST_MAX = const(40)     # matches named per `list` response (it says when there are more)
-_DATA_MAX = const(1400)   # escaped bytes of match data per `get` response (fits MAX_LINE)
 _KEY_MAGIC = b"nakk-key 1 "
 _MREPL = b"\r\x03\r\x01"  # mpremote: interrupt, then raw REPL
 
@@ -74,8 +69,8 @@ class Link:
         self.board = board
         self.serial = board.serial
         self.poll_ms = poll_ms
-        self.journal = app.journal
-        self.key_path = self.journal.root + "/key"
+        self.journal = app.journal   # None when it could not be opened (the box says so): nothing to hand over
+        self.key_path = app.root + "/key"
         self.key = self._load_key()
         self.device = board.device_id()
         # Every buffer a frame needs is made here, at boot: by the time the judge
@@ -83,7 +78,7 @@ class Link:
         self._rx = bytearray(_RX)
         self._line = bytearray(proto.MAX_LINE + 2)
         self._rbuf = bytearray(READ_BUF)   # reading a match from flash
-        self._data = bytearray(_DATA_MAX)  # one `get` response's data
+        self._data = bytearray(proto.CHUNK)  # one `get` response's data
         encode({})                         # nakk.event's encode buffer, made now
         self._n = 0            # bytes of the current line
         self._over = False     # the current line ran past the cap: dropped
@@ -229,7 +224,7 @@ class Link:
                 self._send(proto.reply_parts(rid, resp))
             self.frames += 1
         except proto.ProtoError as e:
-            self._error(rid, e.code, e.why)
+            self._error(rid or e.rid, e.code, e.why)
         except _Refuse as e:
             self._error(rid, e.code, e.why)
         except Exception as e:    # nothing a frame says may stop the link
@@ -250,6 +245,8 @@ class Link:
         unless its result is locked (every side answered): the players may still confirm."""
         table = self.app.table
         out = []
+        if self.journal is None:
+            return out
         for n, fin in self.journal.matches():
             if not fin:
                 continue
@@ -258,17 +255,21 @@ class Link:
             out.append(n)
         return out
 
-    def _read(self, n):
-        """[n, rid, size, sha256 hex, events, final] of finished match n (one pass over flash; cached)."""
+    def _read(self, n, fold=True):
+        """[n, rid, size, sha256 hex, events, final, folded] of finished match n, in one pass over
+        flash (cached). fold: also fold it with the rules for the totals the box showed (`get`
+        reports them; an `ack` needs only the hash)."""
         g = self._got
-        if g is not None and g[0] == n:
+        if g is not None and g[0] == n and (g[6] or not fold):
             return g
-        from nakk.match import Match
         j = self.journal
         h = hashlib.sha256()
         size = 0
         count = 0
-        m = Match(lambda: (parse(r) for r in j.records(n)))
+        m = None
+        if fold:
+            from nakk.match import Match
+            m = Match(lambda: (parse(r) for r in j.records(n)))
         for kind, p in j.records(n, kinds=True, buf=self._rbuf):
             if kind == record.ACK:
                 continue
@@ -278,40 +279,43 @@ class Link:
             h.update(p)
             size += len(p)
             count += 1
-            m.apply(parse(p))
-        st = m.summary()
-        final = st.get("final") if st.get("over") else None
-        g = [n, j.result_id(n), size, _hex(h.digest()), count, final]
+            if m is not None:
+                m.apply(parse(p))
+        final = None
+        if m is not None:
+            st = m.summary()
+            final = st.get("final") if st.get("over") else None
+        g = [n, j.result_id(n), size, _hex(h.digest()), count, final, fold]
         self._got = g
         return g
 
     def _chunk(self, n, off):
-        """The bytes of match n's stored data from off (at most _DATA_MAX once escaped in JSON),
-        as a str."""
+        """proto.CHUNK bytes (fewer at the end) of match n's stored data from off, as a str.
+        A fixed size lets the judge ask for every chunk of a match at once; escaped in
+        JSON it is at most twice as long, which a frame holds."""
         out = self._data
         k = 0
         pos = 0
-        budget = _DATA_MAX
+        stop = off + proto.CHUNK
         first = True
         for kind, p in self.journal.records(n, kinds=True, buf=self._rbuf):
             if kind == record.ACK:
                 continue
             if not first:
-                p = b"\n" + p
+                if off <= pos < stop:
+                    out[k] = 10
+                    k += 1
+                pos += 1
             first = False
             end = pos + len(p)
-            if end > off:
+            if end > off and pos < stop:
                 i = off - pos if off > pos else 0
-                while i < len(p):
-                    c = p[i]
-                    cost = 2 if c == 0x22 or c == 0x5C else 1
-                    if cost > budget:
-                        return bytes(out[:k]).decode()
-                    budget -= cost
-                    out[k] = c
-                    k += 1
-                    i += 1
+                j = stop - pos if stop < end else len(p)
+                out[k:k + j - i] = p[i:j]
+                k += j - i
             pos = end
+            if pos >= stop:
+                break
         return bytes(out[:k]).decode()
 
     def _need_key(self):
@@ -329,16 +333,23 @@ class Link:
         from nakk import rules
         j = self.journal
         ready = self._ready()
-        out = {"device": self.device, "fs_id": j.fs_id, "fw": VERSION, "proto": proto.VERSION,
-               "journal": record.VERSION, "rulesets": list(rules.NAMES), "free": j.free_bytes(),
-               "unsynced": self.app.table.waiting(), "ready": len(ready), "paired": self.key is not None,
+        table = self.app.table
+        damaged = dict(j.damaged) if j is not None else {}
+        if table.damaged is not None:
+            damaged[table.damaged[0]] = 1
+        out = {"device": self.device, "fs_id": j.fs_id if j is not None else None, "fw": VERSION,
+               "proto": proto.VERSION, "journal": record.VERSION, "rulesets": list(rules.NAMES),
+               "free": j.free_bytes() if j is not None else 0,
+               "unsynced": table.waiting(), "ready": len(ready), "paired": self.key is not None,
                "clock": int(time.time()) + self.clock_offset, "max_line": proto.MAX_LINE,
-               "damaged": len(j.damaged)}
+               "damaged": len(damaged), "damaged_matches": sorted(damaged)}
+        if j is None:
+            out["broken"] = table.broken or "the journal could not be opened"
         nonce = obj.get("nonce")
         if nonce is not None:
             if not isinstance(nonce, str) or not 8 <= len(nonce) <= 64:
                 raise _Refuse(proto.E_BAD, "nonce: 8 to 64 characters")
-            if self.key is not None:
+            if self.key is not None and j is not None:
                 out["mac"] = _hex(hmac_sha256(self.key, proto.hello_msg(nonce, self.device, j.fs_id)))
         return out
 
@@ -377,6 +388,8 @@ class Link:
         if not isinstance(rid_s, str) or not isinstance(sha, str) or not isinstance(mac, str):
             raise _Refuse(proto.E_BAD, "ack needs rid, sha256 and mac")
         j = self.journal
+        if j is None:
+            raise _Refuse(proto.E_NO_MATCH, "this box's journal could not be opened")
         if rid_s != j.result_id(n):
             raise _Refuse(proto.E_BAD, "rid: not this box's result %d" % n)
         try:
@@ -387,7 +400,7 @@ class Link:
             raise _Refuse(proto.E_BAD_MAC, "the acknowledgement is not signed with this box's key")
         if n not in self._ready():
             raise _Refuse(proto.E_NO_MATCH, "no finished, unacknowledged match %d (already acknowledged?)" % n)
-        g = self._read(n)
+        g = self._read(n, fold=False)
         if not eq(g[3].encode(), sha.encode()):
             raise _Refuse(proto.E_BAD, "sha256: not the hash of match %d as stored" % n)
         judge = obj.get("judge")
@@ -440,6 +453,8 @@ class Link:
             key = b""
         if len(key) != KEY_LEN:
             raise _Refuse(proto.E_BAD, "key: %d bytes in hex" % KEY_LEN)
+        if self.journal is None:
+            raise _Refuse(proto.E_REFUSED, "this box's journal could not be opened: call the judge")
         ask = getattr(self.app, "ask", None)
         if ask is None:
             raise _Refuse(proto.E_REFUSED, "this box cannot ask its players")

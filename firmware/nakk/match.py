@@ -126,6 +126,7 @@ class Match:
         best = max(st.score[i] for i in others)
         leaders = [i for i in others if st.score[i] == best]
         st.winner = leaders[0] if len(leaders) == 1 else None
+        self.rules.forfeited(st, self.cfg)
 
     def _cancel(self, ev):
         target = ev["target"]
@@ -226,18 +227,7 @@ class Match:
         if target is not None:
             out["target"] = target
             out["capped"] = [min(s, target) for s in st.score]
-        if self.rules.family == "saare":
-            out["rings"] = [s // 4 for s in st.score]
-            out["pokk"] = st.chain
-            if st.pending is not None:
-                out["replay"] = {"maker": SIDES[st.pending[0]], "game": st.pending[1]}
-        if st.boards is not None:
-            out["boards"] = [[b, st.boards[b][0], st.boards[b][1]] for b in sorted(st.boards)]
-            out["next_board"] = self.rules.next_board(st)
-        if st.disqualified is not None:
-            out["disqualified"] = SIDES[st.disqualified]
-        if getattr(st, "shared", None):
-            out["shared"] = [SIDES[i] for i in st.shared]
+        self.rules.summarize(st, out)
         return out
 
 
@@ -256,13 +246,20 @@ def fold(events):
 def read_lines(lines):
     """Parse and fold JSON lines; returns (match, error) where error is (line number, EventError) or None.
 
-    Blank lines are skipped. Nothing after the first invalid line is applied."""
+    Lines may be bytes (a file opened "rb": text that is not UTF-8 is then
+    reported by line and column) or str. Blank lines are skipped, and so is a
+    UTF-8 byte-order mark at the start (Notepad writes one). Nothing after the
+    first invalid line is applied."""
     m = Match()
     n = 0
     for line in lines:
         n += 1
-        if isinstance(line, (bytes, bytearray)):
-            line = line.decode()
+        if n == 1:
+            if isinstance(line, str):
+                if line[:1] == "\ufeff":
+                    line = line[1:]
+            elif line[:3] == b"\xef\xbb\xbf":
+                line = line[3:]
         if not line.strip():
             continue
         try:

@@ -47,6 +47,7 @@ class Board:
 
 class App:
     def __init__(self, root):
+        self.root = root
         self.journal = Journal(root)
         self.table = Table(self.journal)
         self.table.resume()

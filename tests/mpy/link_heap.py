@@ -48,9 +48,11 @@ class Board:
 
 class App:
     def __init__(self, root):
+        self.root = root
         self.journal = Journal(root)
         self.table = Table(self.journal)
         self.table.resume()
+        self.table.waiting()      # as App does at boot (it reads each finished match's start once)
         self.assignment_path = root + "/assignment.json"
         self.changed = 0
 

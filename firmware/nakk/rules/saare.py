@@ -1,7 +1,7 @@
 """Saare mäng (Saare Mäng club's Sasku): the 2020 rules and the classic rules, scored in nakks to 16.
 
-References: shared/rules/saare-2020.md, saare-classic.md, ambiguities.md
-(SM-nn); the Estonian texts in shared/seeds/ are the primary source.
+References ([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
+sentence of the Estonian texts (the primary source) that each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -20,6 +20,7 @@ _GAME_LABELS = {
 WIN, JANN, KARVANE, POKK, CAPTURE = "win", "jann", "karvane", "pokk", "capture"
 RESULTS = (WIN, JANN, KARVANE, POKK, CAPTURE)
 TRUMPS = ("hearts", "spades", "clubs", "diamonds")
+NAKKS_PER_RING = 4     # 4 nakks make a ring; 4 rings (16) win: the gauge and the LED ring count them
 
 _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner", "side"),
                 ("capture", "side"), ("sohk", "side"), ("eyes", "list"), ("tricks", "list"),
@@ -27,6 +28,17 @@ _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner"
 
 
 def _common_settings(year2020):
+    return _settings(year2020) + ((
+        # Only the 2020 text penalises a second misdeal (L9: "Kui eksib kaks korda
+        # kaartide jagamisel, karistatakse kahe nakiga"). The classic text leaves a
+        # misdeal to the forehand, who chooses a new deal or dealing on (classic L4), with
+        # no penalty: classic has neither the offence nor the setting.
+        Setting("misdeal_twice_penalty", 2, IntRange(0, 16), "SM-13",
+                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
+    ) if year2020 else ())
+
+
+def _settings(year2020):
     return (
         Setting("target", 16, IntRange(4, 200), "§3",
                 "Nakks that end the partii (16 = 4 rings)."),
@@ -50,6 +62,10 @@ def _common_settings(year2020):
                 "Penalty nakks received count as nakks when deciding prillid (the loser has 0)."),
         Setting("sohk_policy", "lose-deal", ("lose-deal", "forfeit-partii"), "SM-04",
                 "Sohk costs the offending pair the deal, or the whole partii."),
+        Setting("forfeit_end_bonuses", "all", ("all", "karvane", "none"), "SM-10 [I]",
+                "End bonuses when the partii ends by a forfeit, or by a sohk under forfeit-partii: all "
+                "(karvane +1 and prillid, as at any end: the texts add them \"partii lõppedes\" with no "
+                "exception), karvane (the marks only), or none."),
         Setting("all_pass_policy", "void", ("void", "ulekula-ruutu"), "SM-16",
                 "All four pass: a redeal, or üleküla ruutu (2 nakks to the pair with more eyes)."),
         Setting("card_show_penalty", 2, IntRange(0, 16), "P3-P5",
@@ -61,8 +77,6 @@ def _common_settings(year2020):
                 "The fixed penalty for two or more cards shown at once, per incident (2020: 4, L53)."),
         Setting("shuffle_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-22",
                 "Shuffling after the delivery was chosen (classic: intentional shuffling only)."),
-        Setting("misdeal_twice_penalty", 2 if year2020 else 0, IntRange(0, 16), "SM-13",
-                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
         Setting("noise_deduction", 4, IntRange(0, 16), "SM-15",
                 "Deducted from the pair's overall tournament result at the judge's second warning."),
         Setting("redeal_passes_shuffle", False, (False, True), "§3 [I]",
@@ -75,6 +89,11 @@ class Saare(Ruleset):
     sides = 2
     seats = 4
     unit = ("nakk", "nakk")
+    deal_words = (("game", "maker"), ("result", "winner"))
+    endings = (("sohk", "sohk (partii forfeited)"),)
+    marks_word = "karvane"
+    counter_word = ("Mäng", "Deal")          # "mäng on pooleli ja trump tehtud" (L21): a deal is a mäng
+    redeal_word = ("Uus töö", "Redeal")      # "tuleb uus töö" (L8, L21; classic L4, L11)
 
     def __init__(self, name, title, games, year2020):
         self.name = name
@@ -84,7 +103,8 @@ class Saare(Ruleset):
         self.settings = _common_settings(year2020)
         offences = [
             ("card-shown", "Kaart näidatud", "Card shown"),
-            ("cards-shown", "Mitu kaarti", "Cards shown"),
+            # the count changes the penalty under per-card (SM-14): the box asks it
+            ("cards-shown", "Mitu kaarti näidatud", "Cards shown", ("cards", 2, 9)),
             ("shuffle", "Segamine", "Shuffling"),
         ]
         if year2020:
@@ -289,7 +309,7 @@ class Saare(Ruleset):
         by = self.side(ev, "by")
         offence = ev["offence"]
         if not _known(self.offences, offence):
-            raise EventError("offence", "must be one of " + ", ".join(self.offence_ids(cfg)))
+            raise EventError("offence", "must be one of " + ", ".join([o[0] for o in self.offences]))
         if offence == "noise":
             st.deductions[by] += cfg["noise_deduction"]
             return
@@ -331,15 +351,64 @@ class Saare(Ruleset):
         st.over = True
         st.winner = winner
         st.ended = why
+        self._end_bonuses(st, cfg, "all" if why != "sohk" else cfg["forfeit_end_bonuses"])
+
+    def forfeited(self, st, cfg):
+        """A forfeit ended the partii (the match set the winner): the same end bonuses as a
+        sohk that forfeits it, by one setting, so the two ways of giving up agree."""
+        self._end_bonuses(st, cfg, cfg["forfeit_end_bonuses"])
+
+    def _end_bonuses(self, st, cfg, which):
+        """Karvane +1 (SM-10) and prillid +2 (SM-11), added at the end of the partii; which:
+        all, karvane or none (forfeit_end_bonuses, for a partii given up)."""
         for i in range(2):
-            marks = st.marks[i]
+            marks = st.marks[i] if which != "none" else 0
             st.bonus[i] = marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
+        if which != "all":
+            return
+        winner = st.winner
         loser = other(winner)
         held = st.score[loser]
         if not cfg["prillid_counts_penalty_nakks"]:
             held -= st.received[loser]
         if held <= 0:
             st.bonus[winner] += 2  # prillid: the loser has no nakk (L48, SM-11)
+
+    # ------------------------------------------------------------ what the box shows
+
+    def form_key(self, st):
+        return None if st.chain else 0     # a pokk replay fixes its game (and maker): its own form
+
+    def banner(self, st, answers, lang):
+        if not st.chain:
+            return None
+        maker, game = st.pending
+        # "sama trump uuesti" does not fit 128 px with the game: the game named says it is the same
+        return ("Pokk: uuesti (%s %s)", "Pokk: again (%s %s)")[lang] % (
+            _GAME_LABELS[game][lang], SIDES[maker])
+
+    def mark_bonus(self, st, cfg, i):
+        # the karvane end bonus the marks bring this pair (SM-10): what the mark means to the players
+        marks = st.marks[i]
+        return marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
+
+    def gauge(self, st, i):
+        return st.score[i] // NAKKS_PER_RING
+
+    def ring(self, rings, i, st, cfg):
+        rings.units(i, st.score[i], NAKKS_PER_RING)
+
+    def notes(self, s):
+        if s.get("pokk"):
+            return ("pokk: %d waiting for the replay (%s, maker %s)" % (
+                s["pokk"], s["replay"]["game"], s["replay"]["maker"]),)
+        return ()
+
+    def summarize(self, st, out):
+        out["rings"] = [s // NAKKS_PER_RING for s in st.score]
+        out["pokk"] = st.chain
+        if st.pending is not None:
+            out["replay"] = {"maker": SIDES[st.pending[0]], "game": st.pending[1]}
 
     # ------------------------------------------------------------ entry form
 
@@ -368,6 +437,10 @@ class Saare(Ruleset):
         ]
         if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
             results.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", when=("game", pits_games)))
+        # a sohk (SM-04): the offending pair's button; the deal goes to the other pair
+        # by sohk_policy (no result is entered: the engine scores it). Before the pokk,
+        # which stays one PREV from the first answer.
+        results.append(choice(None, "Sohk", "Sohk", side="sohk", omit=True))
         results.append(choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True))
         steps.append(step("result", "Tulemus", "Result", results))
         return fixed, steps

@@ -2,8 +2,8 @@
 
 One box scores one room: side A sits NS, side B sits EW. The team match is
 joined on the judge's side by nakk.teams.team_match(), a pure function of both rooms'
-event lists. References: shared/rules/sasku-tournament.md, ambiguities.md
-(TS-nn); the Estonian text in shared/seeds/ is the primary source.
+event lists. References ([TS-nn], [T-P1], [Lnn] ...) are explained in
+docs/rules.md, with the sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -23,12 +23,22 @@ _DEAL_FIELDS = (("board", "int"), ("contract", "str"), ("maker", "side"), ("resu
 class Sasku(Ruleset):
     name = "sasku"
     family = "sasku"
+    deal_words = (("contract", "maker"), ("result", "winner"))
+    counter_word = ("Jaotus", "Board")    # "jaotused mängitakse mõlemas toas": a board is a jaotus
+    redeal_word = ("Uus jaotus", "Redeal")  # the board dealt again
+    endings = (("boards", "all boards played"), ("disqualified", "a side was disqualified"))
+    no_winner = (("boards", "No winner in this box: a Turniirisasku match is decided when the judge"
+                              " joins both rooms' boards."),)
     title = ("Turniirisasku", "Tournament Sasku")
     sides = 2
     seats = 4
     unit = ("P", "P")
     has_boards = True
     offences = (("illegal-info", "Illegaalne info", "Illegal information"),)
+    # "Reegliterikkumise eest (kommentaarid, mastisalgamine, lubatust kõrgem pakkumine jms)
+    # määrab kohtunik jaotusest 4P mitteeksinud poolele" (T-P1): in the board's own entry
+    deal_offences = (("comment", "Kommentaarid", "Comments"), ("revoke", "Mastisalgamine", "Revoke"),
+                     ("overbid", "Kõrgem pakkumine", "Overbid"), ("other", "Muu rikkumine", "Other offence"))
     redeal_reasons = (("misdeal", "Vale jagamine", "Misdeal"), ("other", "Muu", "Other"))
     settings = (
         Setting("boards", 8, IntRange(1, 64), "§3 [I]",
@@ -63,6 +73,34 @@ class Sasku(Ruleset):
         st.boards = {}
         st.board_range = (boards[0], boards[1])
         return st
+
+    def form_key(self, st):
+        return self.next_board(st) or 0    # the form fixes the board number
+
+    def number(self, st, ev):
+        return ev.get("board", st.deals)
+
+    def banner(self, st, answers, lang):
+        o = answers.get("offence")
+        if o is None:
+            return None
+        for row in self.deal_offences:
+            if row[0] == o:
+                return ("Rikkus %s: %s", "%s offended: %s")[lang] % (answers.get("offender", "?"), row[1 + lang])
+        return None
+
+    def count(self, st):
+        return self.next_board(st) if not st.over else len(st.boards)
+
+    def ring(self, rings, i, st, cfg):
+        lo, hi = st.board_range
+        rings.progress(i, len(st.boards), hi - lo + 1)
+
+    def summarize(self, st, out):
+        out["boards"] = [[b, st.boards[b][0], st.boards[b][1]] for b in sorted(st.boards)]
+        out["next_board"] = self.next_board(st)
+        if st.disqualified is not None:
+            out["disqualified"] = SIDES[st.disqualified]
 
     def next_board(self, st):
         first, last = st.board_range
@@ -102,7 +140,7 @@ class Sasku(Ruleset):
             st.winner = None  # the team match is decided over both rooms (team_match)
 
     def _table(self, ev, cfg):
-        """P per side for the deal as played (score_table in sasku-tournament.md §4.2)."""
+        """P per side for the deal as played (docs/rules.md, Turniirisasku §4.2)."""
         contract = ev.get("contract")
         if contract not in CONTRACTS:
             raise EventError("contract", "must be one of " + ", ".join(CONTRACTS))

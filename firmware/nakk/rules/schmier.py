@@ -1,8 +1,8 @@
 """Schmier: six players in three teams of two, six points a hand (High, Low, Right, Left, Joker, Game), first to 21.
 
 Teams are sides A, B, C; seat s belongs to team s % 3 (partners opposite).
-References: shared/rules/schmier.md, ambiguities.md (SC-nn); the Estonian
-text in shared/seeds/ is the primary source.
+References ([SC-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
+sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -13,6 +13,8 @@ _LABELS = {
     "high": ("Kõrge", "High"), "low": ("Madal", "Low"), "right": ("Parem", "Right"),
     "left": ("Vasak", "Left"), "joker": ("Jokker", "Joker"), "game": ("Mängupunkt", "Game"),
 }
+_BID_LINES = {}    # bid, bidder and lang as one int -> the line banner() shows
+
 _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "side"),
                 ("right", "side"), ("left", "side"), ("joker", "side"), ("game", "any"),
                 ("counts", "list"), ("trump", "str"), ("note", "str"))
@@ -21,6 +23,9 @@ _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "s
 class Schmier(Ruleset):
     name = "schmier"
     family = "schmier"
+    deal_words = (("bid", "bidder"),)
+    endings = (("shared", "shared win"),)
+    draws = ("shared",)
     title = ("Schmier", "Schmier")
     sides = 3
     seats = 6
@@ -57,7 +62,7 @@ class Schmier(Ruleset):
         for p in POINTS:
             if p not in ev:
                 raise EventError(p, "missing: which team took the %s point" % p)
-            won[self.side(ev, p)] += 1    # always in play, always awarded (schmier.md §2)
+            won[self.side(ev, p)] += 1    # always in play, always awarded (docs/rules.md, Schmier §2)
         game = self._game_point(ev)
         if game is not None:
             won[game] += 1
@@ -123,6 +128,15 @@ class Schmier(Ruleset):
         st.ended = "target"
         st.winner = winner
 
+    def start(self, setup, cfg):
+        st = Ruleset.start(self, setup, cfg)
+        st.shared = None          # the teams that share the win (end_tie_without_bidder "shared")
+        return st
+
+    def summarize(self, st, out):
+        if st.shared:
+            out["shared"] = [SIDES[i] for i in st.shared]
+
     def end_check(self, st, cfg, side, why="target"):
         # after a manual adjustment: a single team at the top past the target wins
         self._end(st, cfg, -1, list(st.score))
@@ -138,17 +152,33 @@ class Schmier(Ruleset):
     def penalty(self, st, ev, cfg):
         raise EventError("offence", "Schmier defines no penalties; enter an adjustment with a reason")
 
+    def banner(self, st, answers, lang):
+        # the bid, once entered, stays in sight while its points are entered
+        bid = answers.get("bid")
+        if bid is None:
+            return None
+        bidder = answers.get("bidder")
+        if not isinstance(bid, int) or bidder not in SIDES[:3]:
+            return None
+        # made once per bid, bidder and language: a step then allocates nothing
+        i = ((bid % 8) * 3 + SIDES.index(bidder)) * 2 + lang
+        line = _BID_LINES.get(i)
+        if line is None:
+            line = _BID_LINES[i] = ("Pakkumine %d: %s", "Bid %d: %s")[lang] % (bid, bidder)
+        return line
+
     def form(self, st, cfg):
         bids = [choice(b, str(b), str(b), side="bidder") for b in (3, 4, 5, 6)]
         steps = [step("bid", "Pakkumine", "Bid", bids)]
         # OK on a point gives it and every point after it to the bidder's team
-        # ("rest"): the bidder takes most points, so most hands end early.
+        # ("rest"): the bidder takes most points, so most hands end early. The answer
+        # box says so: a side button for the team that took it, OK for the bidder.
         for p in POINTS:
             et, en = _LABELS[p]
-            steps.append(step(p, et, en, [choice("team", et, en, side=p)], rest="bidder"))
+            steps.append(step(p, et, en, [choice("team", "OK: pakkujale", "OK: to bidder", side=p)], rest="bidder"))
         steps.append(step("game", "Mängupunkt", "Game", [
-            choice("team", "Mängupunkt", "Game", side="game"),
-            choice(None, "Viik: kellelegi", "Tie: nobody", ok=True),
+            choice("team", "OK: pakkujale", "OK: to bidder", side="game"),
+            choice(None, "Viik: mitte kellelegi", "Tie: nobody", ok=True),
         ], rest="bidder"))
         return {}, steps
 
