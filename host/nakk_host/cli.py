@@ -477,6 +477,34 @@ def add_demo(sub):
     p.set_defaults(func=cmd_demo)
 
 
+# ---------------------------------------------------------------- flash
+
+def cmd_flash(args):
+    from nakk_host import flash
+    try:
+        r = flash.flash(args.port, force=args.force, say=print, progress=sys.stdout.isatty())
+    except flash.FlashError as e:
+        raise CommandError(str(e))
+    if r["copied"] or r["removed"]:
+        print("copied %d file%s (%d bytes)%s; firmware %s (build %s) on MicroPython %s; the app restarts"
+              % (len(r["copied"]), "" if len(r["copied"]) == 1 else "s", r["bytes"],
+                 (", removed %d" % len(r["removed"])) if r["removed"] else "",
+                 r["version"], r["build"], r["micropython"]))
+    else:
+        print("nothing to copy: the box has firmware %s (build %s); the app restarts" % (r["version"], r["build"]))
+    return 0
+
+
+def add_flash(sub):
+    p = sub.add_parser("flash", help="install or update the firmware on a box (a Pico with MicroPython) over USB",
+                       description="Put the firmware and its dependencies onto the one connected box, copying only "
+                                   "what changed, then restart its app. Refuses while finished results wait for "
+                                   "the judge.")
+    p.add_argument("--port", help="the box's serial port or a pyserial URL (default: the one Pico on USB)")
+    p.add_argument("--force", action="store_true", help="flash even though results wait for the judge (they stay on the box)")
+    p.set_defaults(func=cmd_flash)
+
+
 # ---------------------------------------------------------------- main
 
 def _judge_commands():
@@ -484,7 +512,7 @@ def _judge_commands():
     return judge.COMMANDS
 
 
-COMMANDS = (add_score, add_rules, add_sim, add_demo) + _judge_commands()
+COMMANDS = (add_score, add_rules, add_sim, add_demo, add_flash) + _judge_commands()
 
 # the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
 from nakk_host import cli_judge  # noqa: E402

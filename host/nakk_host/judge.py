@@ -281,6 +281,9 @@ def diagnose(port, conn, timeout=None):
 
 
 def cmd_doctor(args):
+    if args.hardware:
+        from nakk_host import hwcheck   # the board itself, over the REPL of maintenance mode
+        return hwcheck.cmd(args, _errors())
     from nakk_host import store
     ports = _ports(args.port)
     conn = None
@@ -321,6 +324,8 @@ def add_doctor(sub):
     p.add_argument("--db", default=DEFAULT_DB, help="the judge's database, to check pairings (default: %(default)s)")
     p.add_argument("--timeout", type=float, help="seconds to wait for a box's answer (default 3)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument("--hardware", action="store_true",
+                   help="check one box's display, rings, buttons (press each when asked), RAM and clock")
     p.set_defaults(func=cmd_doctor)
 
 

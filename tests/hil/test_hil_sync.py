@@ -1,16 +1,13 @@
 """On the emulated Pico: a whole match played with the buttons, paired (long OK on the box's question) and synced
 with `nakk sync` over the real USB CDC stack (socket://).
 
-It runs on the HIL fixtures of tests/hil/conftest.py and playback.py (branch i11, emulated Pico kit): until
-those are merged it is named hil_sync.py so that pytest does not collect it; once they are, rename it to
-test_hil_sync.py. Run against i10 + i11's tests/hil it passed (15 s): the match played on the Pico's
-buttons, `nakk pair` confirmed by a long OK on the Pico, `nakk sync` stored it verified (A 17, B 10), a
-second sync stored nothing, no watchdog reset.
+The match is played on the Pico's buttons (every frame checked), `nakk pair` is confirmed by a long OK on
+the Pico, `nakk sync` stores it verified (A 17, B 10), a second sync stores nothing, no watchdog reset.
 """
 import os
 import threading
 
-from playback import GAP_US, keys, play, reference, wait_frame_equal
+from .playback import GAP_US, keys, play, reference, wait_frame_equal
 from nakk_host import judge, store
 from nakk_host import device as D
 from nakk_host import sync as S

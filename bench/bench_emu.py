@@ -1,0 +1,256 @@
+"""Figures from the emulated Pico (stock MicroPython v1.28.0 for the Pico in rp2040js, the kit in ../shared/emu).
+
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick]
+
+Prints, in emulated time (what a Pico at 125 MHz would take; the emulator
+counts Cortex-M0+ cycles but models no flash timing: erases and programs are
+instant, no XIP cache misses, so a save's real stall is not in these figures):
+  * press to finished frame for each kind of press over whole matches (min /
+    median / max): from the edge the firmware acts on (a side button's press,
+    a cluster button's release, 800 ms into a long press) to the end of the
+    last display transfer of the frame that answers it; for a press that
+    makes an entry, also to the frame after the entry is on flash;
+  * the heap after boot (the app built, before its first frame);
+  * power-on to the first frame, with the firmware as .mpy (as nakk flash
+    copies it) and as .py source;
+  * bytes of .mpy and of source;
+  * `nakk flash` onto a fresh box, for a one-file change, and with nothing
+    changed (emulated and wall seconds).
+One emulator at a time (each keeps a CPU core busy).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "host"))
+sys.path.insert(0, os.path.join(ROOT, "firmware"))
+
+from nakk_host import build  # noqa: E402
+from nakk_host.simulator import LONG_MS, SHORT_MS, parse_keys  # noqa: E402
+
+PINS = {"A": 2, "B": 3, "C": 4, "PREV": 13, "OK": 14, "NEXT": 15}
+SIDES = ("A", "B", "C")
+LONG_AT_MS = 800        # the firmware's long-press threshold
+GAP_US = 150000         # between a release and the next press
+SETTLE_US = 400000      # a press's frames are all out by then (the entry hold is 40 ms)
+BURST_GAP_US = 3000     # display transfers closer than this belong to one frame
+DTR_US = 1700000
+DEMO = os.path.join(ROOT, "host", "nakk_host", "demo")
+# Undo and penalty on top of a Saare mäng match (checked on the simulator: the same presses give
+# the undo question, the cancel entry, the penalty list and a penalty entry).
+EXTRA = """OK OK OK OK  A A  A B  PREV:long OK  NEXT:long A  NEXT B NEXT B  PREV:long OK"""
+
+BENCH_MAIN = b"""# bench main.py: the app as main.py builds it, with the heap printed once it is built
+import gc
+import asyncio
+from nakk.board import pico
+from nakk import app as A
+b = pico.build()
+a = A.App(b)
+gc.collect()
+print("nakk-bench heap free %d alloc %d" % (gc.mem_free(), gc.mem_alloc()))
+asyncio.run(a.run())
+"""
+
+
+def kit():
+    d = os.environ.get("NAKK_PICOEMU") or os.path.join(os.path.dirname(ROOT), "shared", "emu")
+    if not os.path.isfile(os.path.join(d, "picoemu.py")):
+        sys.exit("bench_emu: the emulated Pico kit is not at %s: set NAKK_PICOEMU=/path/to/shared/emu" % d)
+    sys.path.insert(0, d)
+    import picoemu
+    if picoemu.find_node_modules() is None:
+        sys.exit("bench_emu: rp2040js missing: run %s/install.sh" % d)
+    return picoemu
+
+
+def image(picoemu, files, tmp, name):
+    d = os.path.join(tmp, name)
+    build.write_tree(files, d)
+    img = d + ".img"
+    picoemu.mkimage(d, img)
+    return img
+
+
+def kind_of(name, long, wrote, first_entry):
+    if long:
+        return {"PREV": "undo question (long PREV)", "NEXT": "penalty list (long NEXT)",
+                "OK": "menu (long OK)"}[name]
+    if wrote:
+        return "match start (setup saved)" if first_entry else "press that makes an entry (deal, undo, penalty, confirm)"
+    if name in SIDES:
+        return "side press to the next step"
+    return "cursor move / OK step (on release)"
+
+
+def bursts(updates, after_us):
+    out = []
+    for u in updates:
+        if u["start_us"] < after_us:
+            continue
+        if out and u["start_us"] - out[-1][1] < BURST_GAP_US:
+            out[-1][1] = u["end_us"]
+        else:
+            out.append([u["start_us"], u["end_us"]])
+    return out
+
+
+def play(emu, keyseq, results):
+    first_entry = True
+    released = None
+    for name, long in keyseq:
+        if released is not None:
+            emu.wait_until_us(released + GAP_US)
+        before = emu.flash_stats()["programs"]
+        n0 = emu.display_updates()[-1]["n"] if emu.display_updates() else -1
+        r = emu.press(name, LONG_MS if long else SHORT_MS)
+        released = r["release_us"]
+        emu.wait_until_us(released + SETTLE_US)
+        wrote = emu.flash_stats()["programs"] > before
+        edge = r["t_us"] + LONG_AT_MS * 1000 if long else (r["t_us"] if name in SIDES else released)
+        b = bursts(emu.display_updates(n0), edge)
+        if not b:
+            continue   # nothing on screen changed (e.g. a press the UI ignores)
+        k = kind_of(name, long, wrote, first_entry)
+        if wrote:
+            first_entry = False
+        results.setdefault(k, []).append(((b[0][1] - edge) / 1000.0, (b[-1][1] - edge) / 1000.0 if wrote else None))
+
+
+def show_presses(results):
+    print("\nPress to finished frame, emulated ms (from the edge the firmware acts on):")
+    print("  %-58s %4s %8s %8s %8s   %s" % ("kind", "n", "min", "median", "max", "entry on flash: median / max"))
+    for k in sorted(results):
+        v = [x[0] for x in results[k]]
+        s = [x[1] for x in results[k] if x[1] is not None]
+        extra = "%.1f / %.1f" % (statistics.median(s), max(s)) if s else ""
+        print("  %-58s %4d %8.1f %8.1f %8.1f   %s" % (k, len(v), min(v), statistics.median(v), max(v), extra))
+
+
+def first_frame(picoemu, img, reads_heap=False):
+    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8)) as emu:
+        try:
+            f = emu.wait_frame(0)
+            # the app's start screen is the frame after the driver's init clear
+            f2 = emu.wait_frame(f["frame"], timeout_s=60)
+        except picoemu.PicoEmuError:
+            # no start screen: say what the box printed instead
+            with emu.serial_socket(timeout=5) as s:
+                said = s.read_until(b"\x00never", timeout=3).decode(errors="replace").strip().splitlines()
+            return None, [x for x in said if x.strip() and not x.startswith((">>>", "Type "))][-2:]
+        heap = None
+        if reads_heap:
+            emu.wait_until_us(DTR_US)
+            with emu.serial_socket(timeout=5) as s:
+                line = s.read_until(b"\n", timeout=10)
+                while line and b"nakk-bench" not in line:
+                    line = s.read_until(b"\n", timeout=10)
+            w = line.decode(errors="replace").split()
+            heap = (int(w[3]), int(w[5]))
+        return f2["t_us"] / 1000.0, heap
+
+
+def flash_runs(picoemu, tmp, cache):
+    nakk = os.path.join(os.path.dirname(sys.executable), "nakk")
+    env = dict(os.environ, NAKK_CACHE=cache)
+    img = os.path.join(tmp, "flashed.img")
+    out = {}
+
+    def run(emu, label):
+        e0, w0 = emu.now_us(), time.monotonic()
+        r = subprocess.run([nakk, "flash", "--port", emu.serial_url], capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            sys.exit("bench_emu: nakk flash failed: " + r.stdout + r.stderr)
+        out[label] = ((emu.now_us() - e0) / 1e6, time.monotonic() - w0, r.stdout.strip().splitlines()[-1])
+
+    with picoemu.PicoEmu(pins=PINS, oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8), save_fs=img) as emu:
+        emu.wait_until_us(DTR_US)
+        run(emu, "fresh box")
+    img2 = os.path.join(tmp, "flashed2.img")
+    with picoemu.PicoEmu(image=img, pins=PINS, hold=(14,), oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8),
+                         save_fs=img2) as emu:
+        emu.wait_until_us(DTR_US)
+        emu.release(14)     # OK held at power-on: maintenance mode
+        run(emu, "nothing changed")
+    with picoemu.PicoEmu(image=img2, pins=PINS, hold=(14,), oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8)) as emu:
+        emu.wait_until_us(DTR_US)
+        emu.release(14)
+        # one file changed, as nakk flash sees it: the box's manifest holds another hash for nakk/ui.mpy
+        mp = os.path.join(os.path.dirname(sys.executable), "mpremote")
+        code = ("import json; m = json.load(open('%s')); m['files']['/nakk/ui.mpy'] = '0' * 16; "
+                "f = open('%s', 'w'); f.write(json.dumps(m)); f.close()" % (build.MANIFEST, build.MANIFEST))
+        subprocess.run([mp, "connect", emu.serial_url, "exec", code], check=True, capture_output=True)
+        run(emu, "one file changed (nakk/ui.mpy)")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="one match (saare-2020 + undo/penalty), no .py boot")
+    a = ap.parse_args()
+    picoemu = kit()
+    tmp = tempfile.mkdtemp(prefix="bench-emu-")
+    cache = os.path.join(tmp, "cache")
+    for name, version in build.package()[1]:
+        build.seed_dep(name, version, {"ssd1306.py": picoemu.SSD1306_PY}, cache)
+    files = build.tree(cache=cache)
+    mpy = sum(len(v) for p, v in files.items() if p.endswith(".mpy"))
+    nakk_mpy = sum(len(v) for p, v in files.items() if p.startswith("/nakk/"))
+    fw = build.firmware_dir()
+    src = 0
+    py_files = {p: v for p, v in files.items() if not p.startswith("/nakk/")}
+    for p in files:
+        if p.startswith("/nakk/"):
+            with open(os.path.join(fw, p[1:-4] + ".py"), "rb") as f:
+                py_files[p[:-4] + ".py"] = f.read()
+                src += len(py_files[p[:-4] + ".py"])
+    print("bench_emu: MicroPython v1.28.0 RPI_PICO in rp2040js %s (emulated time; the emulator models "
+          "no flash erase/program time)" % picoemu.RP2040JS_VERSION)
+    print("\n.mpy bytes copied to a box: %d (nakk %d in %d files, deps %d); nakk as source: %d bytes"
+          % (mpy, nakk_mpy, sum(1 for p in files if p.startswith("/nakk/")), mpy - nakk_mpy, src))
+
+    bench_files = dict(files)
+    bench_files["/main.py"] = BENCH_MAIN
+    t_mpy, heap = first_frame(picoemu, image(picoemu, bench_files, tmp, "mpy-bench"), reads_heap=True)
+    print("\nHeap after boot (app built, .mpy): %d bytes free, %d allocated (of %d)"
+          % (heap[0], heap[1], heap[0] + heap[1]))
+    t_mpy2, _ = first_frame(picoemu, image(picoemu, files, tmp, "mpy"))
+    print("Power-on to the start screen: %.0f ms as .mpy" % t_mpy2, end="")
+    if not a.quick:
+        t_py, said = first_frame(picoemu, image(picoemu, py_files, tmp, "py"))
+        if t_py is None:
+            print("; as .py source it does not start (%s)" % " / ".join(said))
+        else:
+            print(", %.0f ms as .py source" % t_py)
+    else:
+        print()
+
+    results = {}
+    scripts = ["saare-2020"] if a.quick else ["saare-2020", "saare-classic", "sasku", "schmier"]
+    img = image(picoemu, files, tmp, "play")
+    for rs in scripts + ["extra"]:
+        if rs == "extra":
+            ks = parse_keys(EXTRA, "extra")
+        else:
+            with open(os.path.join(DEMO, rs + ".keys")) as f:
+                ks = parse_keys(f.read(), rs)
+        with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8)) as emu:
+            f = emu.wait_frame(0)
+            emu.wait_frame(f["frame"])
+            play(emu, ks, results)
+            if emu.flash_stats()["wdt_triggers"]:
+                print("  (watchdog fired during %s!)" % rs)
+    show_presses(results)
+
+    print("\nnakk flash (emulated s / wall s on this machine):")
+    for label, (emu_s, wall_s, last) in flash_runs(picoemu, tmp, cache).items():
+        print("  %-34s %6.1f / %6.1f   %s" % (label, emu_s, wall_s, last))
+
+
+if __name__ == "__main__":
+    main()
