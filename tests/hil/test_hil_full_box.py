@@ -1,11 +1,11 @@
 """On the emulated Pico: a box with 100 finished, unsynced matches on its flash boots to the start screen,
 answers hello with every one waiting, and keeps heap to spare.
 
-It runs on the `picoemu` fixture of tests/hil/conftest.py (branch i11, the emulated Pico kit): until
-that is merged it is named hil_full_box.py so that pytest does not collect it; once it is, rename it to
-test_hil_full_box.py. The same check, with figures, is bench/bench_pico_boot.py (which needs only
-the kit); against i11's conftest it is this test. With main's journal before branch mem (a small
-list per match) this box died at boot: MemoryError in the link's 4 KB buffer.
+It runs on the `picoemu` fixture of tests/hil/conftest.py (skipped, "HIL NOT RUN", without the kit).
+The image is bench/bench_pico_boot.py's: the firmware as .mpy, main.py as firmware/main.py runs the
+app plus one print of the heap, and the journal written by the firmware's own journal on the unix
+port. With main's journal before branch mem (a small list per match) this box died at boot:
+MemoryError in the link's 4 KB buffer.
 """
 import os
 import sys
