@@ -112,6 +112,31 @@ def test_journal_torn_tail_on_cpython(tmp_path):
     assert sorted(os.listdir(root + "/m%06d" % n)) == ["0000", "0001"]
 
 
+def test_matches_written_in_turn_keep_their_tails(tmp_path):
+    """Only one match's whole tail is kept in RAM (the others: the kind of their last record); writing
+    to two matches in turn, reading a third between, puts every record where it belongs, and a
+    fresh journal reads the same."""
+    root = str(tmp_path / "j")
+    j = Journal(root, seg_max=120, seal_segs=2)
+    a, b, c = j.new_match(), j.new_match(), j.new_match()
+    j.append(c, b'{"seq":1,"type":"setup"}', finished=True)
+    want = {a: [], b: []}
+    for i in range(40):
+        for n in (a, b):
+            p = b'{"seq":%d,"m":%d}' % (i, n) + b" " * (i * 7 % 40)
+            j.append(n, p, finished=(n == a and i == 39))
+            want[n].append(p)
+            if i % 5 == 0:
+                assert j.head(c, 2) == [b'{"seq":1,"type":"setup"}']   # another match read between
+    assert j.matches() == [(a, True), (b, False), (c, True)]
+    for jj in (j, Journal(root)):
+        assert list(jj.records(a)) == want[a] and list(jj.records(b)) == want[b]
+        assert jj.head(b, 2) == want[b][:2]
+        assert jj.matches() == [(a, True), (b, False), (c, True)] and not jj.damaged
+    with pytest.raises(JournalError):
+        j.head(99, 1)
+
+
 def test_write_atomic(tmp_path):
     p = str(tmp_path / "settings.json")
     write_atomic(p, b"one")

@@ -126,16 +126,10 @@ class Table:
         known = self._wrong_starts.get(n)
         if known is not None:
             return known
-        wrong = False
-        i = 0
         try:
-            for r in self.journal.records(n):
-                i += 1
-                if i == 2:
-                    wrong = parse(r).get("type") == "close"
-                elif i > 2:
-                    wrong = False
-                    break
+            # its first three records, no more (the boot asks this of every finished match)
+            rs = self.journal.head(n, 3)
+            wrong = len(rs) == 2 and parse(rs[1]).get("type") == "close"
         except Exception:       # unreadable: count it (the judge looks at it)
             wrong = False
         # asked of finished matches only: a finished match is locked, and its records

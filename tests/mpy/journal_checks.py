@@ -75,6 +75,8 @@ def check_roundtrip():
     expect(list(recs) == list(recs) == want, "not re-iterable")
     kinds = [k for k, p in j.records(n, kinds=True)]
     expect(kinds == [record.EVENT] * (len(sizes) - 1) + [record.FINISHED], "kinds")
+    expect(j.head(n, 3) == want[:3] and j.head(n, 1000) == want, "head")
+    expect(j.head(n, 2) == want[:2], "head after a head left early")
     expect(j.matches() == [(1, True)], "matches %r" % (j.matches(),))
     # segments stay inline (<= SEG_MAX) except the ones holding a big record
     d = "%s/m%06d" % (ROOT, n)
@@ -89,6 +91,11 @@ def check_roundtrip():
     try:
         j.append(99, b"{}")
         expect(False, "append to an unknown match")
+    except JournalError:
+        pass
+    try:
+        j.head(99, 1)
+        expect(False, "head of an unknown match")
     except JournalError:
         pass
     expect(list(j.records(n)) == want, "a refused append changed the match")
