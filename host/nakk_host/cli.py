@@ -13,12 +13,7 @@ from nakk import rules as rules_pkg
 from nakk import score as score_mod
 
 
-class CommandError(Exception):
-    """A user-facing failure: printed as `nakk: message`, exit status 1 (or .status)."""
-
-    def __init__(self, message, status=1):
-        Exception.__init__(self, message)
-        self.status = status
+from nakk_host.errors import CommandError  # noqa: F401  (commands raise it; main() prints it)
 
 
 # ---------------------------------------------------------------- score

@@ -15,7 +15,7 @@ from nakk_host import tournament as T
 
 
 def _fail(message, status=1):
-    from nakk_host.cli import CommandError
+    from nakk_host.errors import CommandError
     raise CommandError(message, status)
 
 

@@ -14,7 +14,7 @@ DEFAULT_DB = "nakk.db"
 
 
 def _errors():
-    from nakk_host.cli import CommandError
+    from nakk_host.errors import CommandError
     return CommandError
 
 
