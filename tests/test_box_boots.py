@@ -14,6 +14,8 @@ import pytest
 
 from conftest import TESTS, run_box
 
+from nakk_host import device as D
+from nakk_host import judge as J
 from nakk_host import simulator as S
 
 APP = os.path.join(TESTS, "mpy", "app_check.py")
@@ -93,6 +95,13 @@ def test_a_flipped_bit_in_an_unfinished_match_leaves_a_box_that_starts_and_says_
     assert records(img, 1) == left and [e["seq"] for e in records(img, 2)] == [1, 2]
     again = boot(img, "")
     assert again["summary"] == r["summary"]
+    # the judge's tool hears of it too: hello names the damaged match, doctor says it in words
+    with S.Simulator(str(img), register=False) as sim:
+        with D.Box(sim.tty, timeout=5) as box:
+            h = box.hello()
+        assert h["damaged"] == 1 and h["damaged_matches"] == [1], h
+        said = J.diagnose(D.Port(sim.tty, "sim", "sim"), None, 5)["problems"]
+    assert any("damaged records (match 1)" in x for x in said), said
 
 
 def _setup(**over):
@@ -138,6 +147,11 @@ def test_a_journal_of_a_newer_format_starts_the_box_and_writes_nothing(tmp_path)
     assert r["summary"] is None
     assert r["said"][1][1] != "-" and r["said"][1][0] == 0     # the new match was refused in words
     assert fault(img, "ls").split("matches ")[1].split() == ["1"]   # no match written
+    # the link still answers: the judge's tool hears why the box hands over nothing
+    with S.Simulator(str(img), register=False) as sim:
+        with D.Box(sim.tty, timeout=5) as box:
+            h = box.hello()
+            assert h["fs_id"] is None and "newer" in h["broken"] and box.list() == ([], False)
 
 
 @pytest.mark.parametrize("text", [

@@ -337,6 +337,12 @@ class Link:
         damaged = dict(j.damaged) if j is not None else {}
         if table.damaged is not None:
             damaged[table.damaged[0]] = 1
+        if j is not None:
+            # a match left unfinished behind the one in play could not be folded back
+            # at a boot (a damaged record): the players went on with a new one
+            for n, fin in j.matches():
+                if not fin and table.n is not None and n < table.n:
+                    damaged[n] = 1
         out = {"device": self.device, "fs_id": j.fs_id if j is not None else None, "fw": VERSION,
                "proto": proto.VERSION, "journal": record.VERSION, "rulesets": list(rules.NAMES),
                "free": j.free_bytes() if j is not None else 0,

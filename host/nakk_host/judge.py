@@ -273,8 +273,13 @@ def diagnose(port, conn, timeout=None):
             p.append("its key is not the one in this database: pair it again")
     if isinstance(h.get("free"), int) and h["free"] < LOW_FLASH:
         p.append("flash nearly full (%d KB free): sync it now" % (h["free"] // 1024))
+    if h.get("broken"):
+        p.append("its journal cannot be read (%s): it hands over nothing; copy its flash and call for help"
+                 % h["broken"])
     if h.get("damaged"):
-        p.append("%d match(es) on its flash had damaged records (skipped)" % h["damaged"])
+        which = h.get("damaged_matches") or []
+        p.append("%d match(es) on its flash have damaged records%s: what is left of them is kept on the box"
+                 % (h["damaged"], (" (match " + ", ".join(str(n) for n in which) + ")") if which else ""))
     if isinstance(h.get("clock"), int) and abs(h["clock"] - time.time()) > 300:
         p.append("its clock is off by %d s (an assignment sets it)" % int(h["clock"] - time.time()))
     return d
