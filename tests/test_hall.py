@@ -1,0 +1,252 @@
+"""`nakk serve` without a browser: the match page's rows folded from stored bytes, the read-only guard, the change stream, CLI errors."""
+import hashlib
+import http.client
+import json
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from hallkit import Served, example_bytes, free_port, store_result, wait_for
+from nakk_host import store
+from nakk_host.hall import deals
+
+NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
+
+
+def lines_of(raw):
+    return [json.loads(x) for x in raw.split(b"\n")]
+
+
+def raw_of(events):
+    from nakk.event import encode
+    return b"\n".join(encode(e) for e in events)
+
+
+# ---------------------------------------------------------------- the match page's content
+
+def test_deals_are_folded_from_the_stored_bytes():
+    raw = example_bytes()
+    d = deals.describe(raw)
+    s = d["summary"]
+    rows = d["rows"]
+    assert d["problem"] is None and d["ruleset"] == "saare-2020"
+    # every point on the page is a row's delta: the deltas add up to the folded totals
+    for i in range(2):
+        assert sum((r["delta"] or [0, 0])[i] for r in rows) == s["score"][i]
+        assert rows[-1]["totals"][i] == s["score"][i]
+    by_seq = {r["seq"]: r for r in rows}
+    # the pokk and its replay: the chain shows 1 after the pokk, 0 after the replay, which says so
+    assert by_seq[6]["chain"] == 1 and by_seq[6]["delta"] is None
+    assert by_seq[7]["chain"] == 0 and "pokk replay" in by_seq[7]["words"][1]
+    assert "Ruutu" in by_seq[7]["words"][1] and "Karvane" in by_seq[7]["words"][1]
+    # who made which game, in the ruleset's own words, both languages
+    assert by_seq[2]["words"] == ("Trump (tegija A Mets/Tamm), Võit (võitja A Mets/Tamm)",
+                                  "Suit (maker A Mets/Tamm), Won (winner A Mets/Tamm)")
+    assert by_seq[5]["type"] == "penalty" and by_seq[5]["words"][0] == "Kaart näidatud: A Mets/Tamm"
+    assert by_seq[5]["delta"] == [0, 2]
+    assert by_seq[8]["words"] == ("Vale jagamine", "Misdeal") and by_seq[8]["deal"] is None
+    assert [r["deal"] for r in rows if r["deal"]] == list(range(1, s["deals"] + 1))
+    # the bonuses: two karvane marks for A
+    assert d["bonus_parts"][0] == [(("karvane ×2", "karvane ×2"), 2)] and d["bonus_parts"][1] == []
+
+
+def test_a_cancelled_entry_is_marked_and_takes_its_points_back():
+    ev = lines_of(example_bytes())[:4]          # setup and three deals
+    ev.append({"seq": 5, "type": "cancel", "target": 4})
+    d = deals.describe(raw_of(ev))
+    by_seq = {r["seq"]: r for r in d["rows"]}
+    assert by_seq[4]["cancelled"] and not by_seq[3]["cancelled"]
+    assert by_seq[5]["totals"] == by_seq[3]["totals"] == d["summary"]["score"]
+
+
+def test_schmier_points_are_named_per_team():
+    setup = {"seq": 1, "type": "setup", "v": 1, "ruleset": "schmier",
+             "sides": [{"id": "A", "name": "Õun"}, {"id": "B", "name": "Šokk"}, {"id": "C", "name": "Žürii"}]}
+    deal = {"seq": 2, "type": "deal", "bidder": "B", "bid": 4, "high": "B", "low": "A", "right": "B",
+            "left": "C", "joker": "B", "game": None}
+    d = deals.describe(raw_of([setup, deal]))
+    row = d["rows"][0]
+    assert row["delta"] == [1, -4, 1]            # B bid 4 and took 3: set
+    et, en = row["words"]
+    assert "Pakkumine" not in et and "4 (pakkuja B Šokk)" in et
+    assert "Kõrge B Šokk" in et and "Madal A Õun" in et and "Vasak C Žürii" in et
+    assert "High B Šokk" in en and "Tie: nobody" in en
+
+
+def test_bytes_that_stop_folding_are_named():
+    raw = example_bytes().replace(b'"result":"jann"', b'"result":"jannn"')
+    d = deals.describe(raw)
+    assert d["problem"].startswith("event 3 does not fold: result")
+    assert [r["seq"] for r in d["rows"]] == [2]
+
+
+# ---------------------------------------------------------------- the running server
+
+@pytest.fixture
+def hall(tmp_path):
+    db = str(tmp_path / "judge.db")
+    conn = store.open_db(db)
+    store_result(conn, example_bytes(), "ab12-1")
+    srv = Served(db)
+    try:
+        yield srv, conn, db
+    finally:
+        srv.close()
+        conn.close()
+
+
+def _digest(db):
+    conn = store.open_db(db)
+    try:
+        rows = conn.execute("SELECT result_id, events, status FROM results ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    return hashlib.sha256(repr([tuple(r) for r in rows]).encode()).hexdigest(), len(rows)
+
+
+def test_pages_answer_in_estonian_and_english(hall):
+    srv, conn, db = hall
+    status, et = srv.get("/match/ab12-1")
+    assert status == 200 and 'lang="et"' in et
+    assert "Võitja" in et and "Mets/Tamm" in et and "Pime pits" in et and "♦6 püüdis ♣K" in et
+    assert 'href="/match/ab12-1?lang=en"' in et
+    status, en = srv.get("/match/ab12-1?lang=en")
+    assert 'lang="en"' in en and "Winner" in en and "Blind pits" in en and "Võitja" not in en
+    status, lst = srv.get("/results")
+    assert "ab12-1" in lst and "20 : 14" in lst
+    with pytest.raises(Exception) as e:
+        srv.get("/match/nope-9")
+    assert "404" in str(e.value)
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+def test_a_request_that_would_change_something_is_refused(hall, method):
+    srv, conn, db = hall
+    before = _digest(db)
+    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+    body = "result_id=ab12-1&status=flagged"
+    for path in ("/results", "/match/ab12-1", "/events", "/"):
+        c.request(method, path, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+        r = c.getresponse()
+        text = r.read().decode()
+        assert r.status == 405 and r.getheader("Allow") == "GET, HEAD", (method, path, r.status)
+        assert "read-only" in text
+    c.close()
+    assert _digest(db) == before
+
+
+class Sse:
+    """A server-sent event stream read as EventSource reads it (a thread parses it into (id, event) pairs)."""
+
+    def __init__(self, port, path="/events", last_id=None):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers = {"Accept": "text/event-stream"}
+        if last_id:
+            headers["Last-Event-ID"] = last_id
+        self.conn.request("GET", path, headers=headers)
+        self.sock = self.conn.sock
+        self.resp = self.conn.getresponse()
+        assert self.resp.status == 200 and self.resp.getheader("Content-Type").startswith("text/event-stream")
+        self.events = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        fields = {}
+        try:
+            while True:
+                line = self.resp.readline()
+                if not line:
+                    return
+                line = line.decode().rstrip("\r\n")
+                if line:
+                    if ": " in line and not line.startswith(":"):
+                        k, v = line.split(": ", 1)
+                        fields[k] = v
+                    continue
+                if "event" in fields:
+                    self.events.put((fields.get("id"), fields["event"]))
+                fields = {}
+        except (OSError, ValueError, AttributeError, http.client.HTTPException):
+            return
+
+    def next_event(self, timeout):
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def close(self):
+        # shutdown first: it wakes the reader thread, which holds the response's buffer lock
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.conn.close()
+
+
+def test_a_store_reaches_the_change_stream_within_2_s(hall, tmp_path):
+    srv, conn, db = hall
+    status, page = srv.get("/results")
+    since = page.split('data-since="', 1)[1].split('"', 1)[0]
+    s = Sse(srv.port, "/events?since=" + since)
+    try:
+        assert s.next_event(1.0) is None            # up to date: nothing to say
+        t0 = time.monotonic()
+        store_result(conn, example_bytes(), "ab12-2")
+        got = s.next_event(5)
+        took = time.monotonic() - t0
+        assert got is not None and got[1] == "change", got
+        assert took < 2.0, took
+        # and the page a browser fetches then shows it
+        assert "ab12-2" in srv.get("/results")[1]
+        # a page that comes back with its last id catches up at once; an up-to-date one hears nothing
+        s2 = Sse(srv.port, last_id=since)
+        assert s2.next_event(2) == (got[0], "change")
+        s2.close()
+        s3 = Sse(srv.port, last_id=got[0])
+        assert s3.next_event(1.0) is None
+        s3.close()
+    finally:
+        s.close()
+
+
+def test_after_a_server_restart_every_page_fetches_again(hall):
+    srv, conn, db = hall
+    since = srv.get("/results")[1].split('data-since="', 1)[1].split('"', 1)[0]
+    srv.close()
+    srv2 = Served(db)
+    try:
+        s = Sse(srv2.port, last_id=since)
+        got = s.next_event(3)
+        s.close()
+        assert got is not None and got[1] == "change" and got[0] != since
+    finally:
+        srv2.close()
+
+
+def test_serve_errors_are_plain_words(tmp_path):
+    r = subprocess.run([NAKK, "serve", "--db", str(tmp_path / "none.db")], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and r.stderr.startswith("nakk: ") and "no such database" in r.stderr
+    assert not (tmp_path / "none.db").exists()
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database at all")
+    r = subprocess.run([NAKK, "serve", "--db", str(junk)], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "not a Nakk database" in r.stderr and "Traceback" not in r.stderr
+    assert junk.read_bytes() == b"not a database at all"
+    db = str(tmp_path / "judge.db")
+    store.open_db(db).close()
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        r = subprocess.run([NAKK, "serve", "--db", db, "--port", str(taken.getsockname()[1])],
+                           capture_output=True, text=True, timeout=30)
+    finally:
+        taken.close()
+    assert r.returncode == 1 and "is taken" in r.stderr and "Traceback" not in r.stderr
