@@ -63,6 +63,88 @@ CREATE TABLE alarms (
     events      BLOB                       -- what was offered, kept for the judge
 );
 """),
+    ("the judge's day: seasons, tournaments, entrants, the draw, assignments, judge's records", """
+CREATE TABLE seasons (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    created_at  TEXT NOT NULL
+);
+CREATE TABLE tournaments (
+    id          INTEGER PRIMARY KEY,
+    code        TEXT NOT NULL UNIQUE,      -- what the boxes carry as setup.tournament
+    name        TEXT NOT NULL,
+    date        TEXT,
+    place       TEXT,
+    ruleset     TEXT NOT NULL,
+    settings    TEXT NOT NULL DEFAULT '{}',-- JSON: the ruleset's settings for every match
+    format      TEXT NOT NULL,             -- 'stage' (Saare mäng) | 'teams' (Turniirisasku) | 'schmier'
+    rounds      INTEGER NOT NULL,
+    boards      INTEGER,                   -- Turniirisasku: boards per match (each room plays them all)
+    draw        TEXT NOT NULL DEFAULT 'auto', -- 'auto' | 'round-robin' | 'swiss'
+    order_by    TEXT NOT NULL,             -- JSON list: the standings' order of criteria
+    season_id   INTEGER REFERENCES seasons(id),
+    created_at  TEXT NOT NULL
+);
+CREATE TABLE entrants (
+    id          INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    no          INTEGER NOT NULL,          -- the pair's (team's) number in the tournament: never changes
+    name        TEXT NOT NULL,
+    club        TEXT NOT NULL DEFAULT '',
+    players     TEXT NOT NULL DEFAULT '[]',-- JSON list of names (a team: its first pair, then its second)
+    key         TEXT NOT NULL,             -- who this is across a season's stages (kept through a rename)
+    added_at    TEXT NOT NULL,
+    UNIQUE (tournament_id, no)
+);
+CREATE TABLE rounds (
+    id          INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    round_no    INTEGER NOT NULL,
+    method      TEXT NOT NULL,             -- 'round-robin' | 'swiss' | 'random'
+    seed        INTEGER NOT NULL,
+    drawn_at    TEXT NOT NULL,
+    UNIQUE (tournament_id, round_no)
+);
+CREATE TABLE draw (
+    id          INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    round_no    INTEGER NOT NULL,
+    table_no    INTEGER NOT NULL,
+    room        INTEGER NOT NULL DEFAULT 0,-- Turniirisasku: 1 or 2; 0 elsewhere
+    a           INTEGER NOT NULL REFERENCES entrants(id),
+    b           INTEGER REFERENCES entrants(id),   -- NULL: a bye for a
+    c           INTEGER REFERENCES entrants(id),   -- Schmier's third team
+    first_board INTEGER,
+    last_board  INTEGER,
+    UNIQUE (tournament_id, round_no, table_no, room)
+);
+CREATE TABLE assignments (
+    id          INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    round_no    INTEGER NOT NULL,
+    table_no    INTEGER NOT NULL,
+    room        INTEGER NOT NULL DEFAULT 0,
+    device_id   TEXT,
+    content     TEXT NOT NULL,             -- the assignment record pushed, JSON
+    pushed_at   TEXT NOT NULL
+);
+CREATE TABLE records (
+    id          INTEGER PRIMARY KEY,       -- the judge's acts, in order; never edited
+    tournament_id INTEGER REFERENCES tournaments(id),
+    at          TEXT NOT NULL,
+    by_whom     TEXT NOT NULL,
+    why         TEXT NOT NULL,
+    kind        TEXT NOT NULL,             -- deduct | disqualify | withdraw | reinstate | rename | correct | void | place | enter | close
+    entrant_id  INTEGER REFERENCES entrants(id),
+    result_id   TEXT,
+    round_no    INTEGER,
+    table_no    INTEGER,
+    room        INTEGER,
+    points      INTEGER,
+    data        TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX records_tournament ON records (tournament_id, kind);
+"""),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,64 @@
+"""Standings recomputed from stored events, the hall's API (round_tables), placements and states."""
+
+import json
+
+from nakk_host import draw as D
+from nakk_host import standings as S
+from judge_kit import VALUE, db, saare_events, stage, store
+
+
+def _names(conn, t, rt):
+    return [[s["name"] for s in tb["sides"]] for tb in rt["tables"]]
+
+
+def test_round_robin_standings_equal_hand_sums(tmp_path):
+    conn = db(tmp_path)
+    t = stage(conn, ["Mets", "Tamm", "Saar", "Kask"])
+    rn, method, seed, barred = D.draw_next(conn, t, seed=5)
+    assert (rn, method) == (1, "round-robin")
+    rt = S.round_tables(conn, t)
+    assert [tb["state"] for tb in rt["tables"]] == ["waiting", "waiting"]
+    tables = _names(conn, t, rt)
+    # table 1: side A wins 16:2 (B's trump, A's two blind pits); table 2: side B wins 20:0 (+2 prillid)
+    # (A's trump beaten: 2 + 2 to B; B's blind pits twice)
+    store(conn, "t1", saare_events(t["code"], 1, 1, tables[0],
+                                   [("suit", "B", "B"), ("pime-pits", "A", "A"), ("pime-pits", "A", "A")]))
+    store(conn, "t2", saare_events(t["code"], 1, 2, tables[1],
+                                   [("suit", "A", "B"), ("pime-pits", "B", "B"), ("pime-pits", "B", "B")]))
+    st = S.standings(conn, t)
+    json.dumps(st)
+    by = {r["name"]: r for r in st["rows"]}
+    w1, l1 = tables[0]
+    l2, w2 = tables[1]
+    a_for = 2 * VALUE["pime-pits"]
+    assert (by[w1]["wins"], by[w1]["nakks"], by[w1]["against"]) == (1, a_for, VALUE["suit"])
+    # trump beaten: 2 + 2; two blind pits: 16; the loser has no nakk: prillid, +2 at the end
+    w2_for = (VALUE["suit"] + 2) + 2 * VALUE["pime-pits"] + 2
+    assert (by[w2]["wins"], by[w2]["nakks"], by[w2]["against"]) == (1, w2_for, 0)
+    assert by[l2]["diff"] == 0 - w2_for
+    # order: wins, then difference: w2 (+22) before w1 (+14), then l1 (-14), then l2 (-22)
+    assert [r["name"] for r in st["rows"]] == [w2, w1, l1, l2]
+    assert [r["rank"] for r in st["rows"]] == [1, 2, 3, 4]
+    assert st["pending"] == []
+    assert [tb["state"] for tb in S.round_tables(conn, t)["tables"]] == ["verified", "verified"]
+
+
+def test_unfinished_or_second_result_is_flagged_and_not_counted(tmp_path):
+    conn = db(tmp_path)
+    t = stage(conn, ["Mets", "Tamm"], rounds=1)
+    D.draw_next(conn, t, seed=1)
+    names = _names(conn, t, S.round_tables(conn, t))[0]
+    store(conn, "half", saare_events(t["code"], 1, 1, names, [("suit", "A", "A")], tail=()))
+    st = S.standings(conn, t)
+    assert all(r["played"] == 0 for r in st["rows"])
+    assert st["pending"][0]["state"] == "flagged"
+    assert "the match is not over" in st["pending"][0]["problems"]
+
+
+def test_result_of_no_drawn_table_is_unplaced(tmp_path):
+    conn = db(tmp_path)
+    t = stage(conn, ["Mets", "Tamm"], rounds=1)
+    D.draw_next(conn, t, seed=1)
+    store(conn, "stray", saare_events(t["code"], 1, 9, ["A", "B"], [("pime-pits", "A", "A")] * 2))
+    assert [u["result_id"] for u in S.unplaced(conn, t)] == ["stray"]
+    assert S.round_tables(conn, t)["tables"][0]["state"] == "waiting"
