@@ -88,3 +88,35 @@ class Served:
                 self.proc.wait()
         self.proc.stdout.close()
         self.proc.stderr.close()
+
+
+NAMES = ["Mets/Tamm", "Saar/Kask", "Õun/Pärn", "Šokk/Žürii", "Mägi/Org", "Küla/Linn", "Jõgi/Järv", "Rebane/Hunt",
+         "Kõiv/Lepp", "Vaher/Haab", "Kukk/Kana", "Hirv/Põder", "Lõhe/Ahven", "Kivi/Liiv", "Tuul/Vihm", "Päike/Kuu"]
+
+
+def hall_tournament(conn, n=8, played=None, season="Saaremaa hooaeg 2026", name="Kuressaare karikas"):
+    """A Saare mäng stage with n pairs, round 1 drawn, and `played` of its tables in (default: all but one).
+
+    Returns (tournament, [[side A name, side B name] per table]). Results go in through intake.store_result,
+    the one function that stores results for `nakk enter` and the standings."""
+    from judge_kit import saare_events, stage, store
+    from nakk_host import draw as D
+    from nakk_host import standings as S
+    names = [NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else " %d" % (i // len(NAMES) + 1)) for i in range(n)]
+    t = stage(conn, names, season=season, name=name)
+    D.draw_next(conn, t, seed=7)
+    tables = [[s["name"] for s in tb["sides"]] for tb in S.round_tables(conn, t["code"])["tables"] if not tb["bye"]]
+    if played is None:
+        played = len(tables) - 1
+    for i in range(played):
+        store(conn, "box-%d" % (i + 1), table_events(t["code"], i + 1, tables[i], i))
+    return t, tables
+
+
+def table_events(code, table_no, names, k=0):
+    """A whole Saare mäng 2020 match for a table: side A or B wins by k's parity, with a penalty-free mix."""
+    from judge_kit import saare_events
+    win = "A" if k % 2 == 0 else "B"
+    lose = "B" if win == "A" else "A"
+    deals = [("suit", lose, lose)] * (k % 3) + [("pime-pits", win, win), ("pime-pits", win, win)]
+    return saare_events(code, 1, table_no, names, deals)

@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from nakk_host.hall.feed import ChangeFeed
 from nakk_host.hall.pages import Pages
-from nakk_host.hall.words import word
+from nakk_host.hall.words import COLUMNS, NARROW_HIDDEN, order_words, word
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAFE_METHODS = ("GET", "HEAD")
@@ -106,6 +106,8 @@ class Hall:
 
         def url(path, **params):
             q = dict(params)
+            if request.query_params.get("t"):
+                q.setdefault("t", request.query_params["t"])
             if lang == "en":
                 q["lang"] = "en"
             if not q:
@@ -121,6 +123,8 @@ class Hall:
         from urllib.parse import urlencode
         ctx.update(
             lang=lang, L=1 if lang == "en" else 0, w=lambda k: word(k, lang), url=url,
+            col=lambda k: COLUMNS.get(k, (k, k))[1 if lang == "en" else 0], narrow_hidden=NARROW_HIDDEN,
+            order_words=lambda order: order_words(order, lang),
             other_lang_url=request.url.path + ("?" + urlencode(other) if other else ""),
             since=self.feed.event_id(version), path=request.url.path,
             now=time.strftime("%H:%M"), page_seconds=self.page_seconds)
@@ -140,21 +144,45 @@ class Hall:
             return self.render(request, "missing.html", v, status=404, result_id=rid)
         return self.render(request, "match.html", v, r=m, m=m["match"])
 
+    def _code(self, request):
+        return request.query_params.get("t") or None
+
     async def standings_page(self, request):
-        rows, v = await self.data("results", self.pages.results)
-        return self.render(request, "results.html", v, results=rows)
+        d, v = await self.data("standings", self.pages.standings, self._code(request))
+        return self.render(request, "standings.html", v, d=d)
 
     async def season_page(self, request):
-        return await self.standings_page(request)
+        d, v = await self.data("season", self.pages.season, self._code(request), request.query_params.get("season"))
+        return self.render(request, "season.html", v, d=d)
+
+    def _round(self, request):
+        r = request.query_params.get("round", "")
+        return int(r) if r.isdigit() else None
 
     async def draw_page(self, request):
-        return await self.standings_page(request)
+        d, v = await self.data("tables", self.pages.round_tables, self._code(request), self._round(request))
+        return self.render(request, "draw.html", v, d=d)
 
     async def tables_page(self, request):
-        return await self.standings_page(request)
+        d, v = await self.data("tables", self.pages.round_tables, self._code(request), self._round(request))
+        return self.render(request, "tables.html", v, d=d)
 
     async def projector_page(self, request):
-        return await self.standings_page(request)
+        d, v = await self.data("standings", self.pages.standings, self._code(request))
+        # Without scripting the server pages the rows: `rows` a page, the page refreshing to the next.
+        per = request.query_params.get("rows", "")
+        per = int(per) if per.isdigit() and int(per) > 0 else 12
+        page = request.query_params.get("page", "")
+        page = int(page) if page.isdigit() else 1
+        n = len(d["standings"]["rows"]) if d else 0
+        pages = max(1, (n + per - 1) // per)
+        page = min(max(page, 1), pages)
+        nxt = page % pages + 1
+        params = dict(request.query_params)
+        params["page"] = str(nxt)
+        from urllib.parse import urlencode
+        return self.render(request, "projector.html", v, d=d, per=per, page=page, pages=pages,
+                           next_url=request.url.path + "?" + urlencode(params))
 
     # ------------------------------------------------------------ live
 

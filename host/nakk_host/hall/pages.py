@@ -7,8 +7,20 @@ event bytes (hall.deals), never from the stored summary.
 
 import json
 
+from nakk_host import standings as S
+from nakk_host import tournament as T
 from nakk_host.hall import deals
 from nakk_host.hall.feed import connect_ro
+
+
+# Columns that say nothing when every row is empty or zero there (no clubs given, nobody had a bye):
+# the hall leaves them out so the projector's type can be larger and a phone needs no sideways scroll.
+_OPTIONAL = ("club", "byes", "draws", "deductions")
+
+
+def shown_columns(table):
+    rows = table.get("rows") or []
+    return [c for c in table.get("columns", []) if c not in _OPTIONAL or any(r.get(c) for r in rows)]
 
 
 class Pages:
@@ -60,3 +72,54 @@ class Pages:
         d["match"] = deals.describe(d["events"])
         del d["events"]
         return d
+
+    # ------------------------------------------------------------ the tournament (nakk_host.standings)
+
+    def _tournament(self, conn, code):
+        """The tournament head a page is about (latest created by default), or None when there is none."""
+        try:
+            return T.get(conn, code or None)
+        except T.TournamentError:
+            return None
+
+    def standings(self, code=None):
+        """{standings: S.standings(...), tables: S.round_tables(...)} or None without a tournament."""
+        conn = self._conn()
+        try:
+            t = self._tournament(conn, code)
+            if t is None:
+                return None
+            st = S.standings(conn, t["code"])
+            st["columns"] = shown_columns(st)
+            return {"standings": st, "tables": S.round_tables(conn, t["code"])}
+        finally:
+            conn.close()
+
+    def season(self, code=None, name=None):
+        """{season: S.season(...), tournament: head} for the named season, or the tournament's; None if neither."""
+        conn = self._conn()
+        try:
+            t = self._tournament(conn, code)
+            if name is None:
+                name = t["season"] if t is not None else None
+            if name is None:
+                return {"season": None, "tournament": t}
+            try:
+                se = S.season(conn, name)
+                se["columns"] = shown_columns(se)
+                return {"season": se, "tournament": t}
+            except T.TournamentError:
+                return {"season": None, "tournament": t}
+        finally:
+            conn.close()
+
+    def round_tables(self, code=None, round_no=None):
+        """S.round_tables(...) (the draw and each table's state), or None without a tournament."""
+        conn = self._conn()
+        try:
+            t = self._tournament(conn, code)
+            if t is None:
+                return None
+            return S.round_tables(conn, t["code"], round_no)
+        finally:
+            conn.close()

@@ -34,6 +34,7 @@ WORDS = {
     "st_flagged": ("tulemus vajab kohtunikku", "flagged for the judge"),
     "st_playing": ("mängib", "playing"),
     "st_waiting": ("ootab", "waiting"),
+    "st_bye": ("vaba voor", "bye"),
     "match": ("Partii", "Match"),
     "deals": ("Jagamised", "Deals"),
     "event": ("Sündmus", "Event"),
@@ -56,7 +57,41 @@ WORDS = {
     "flagged_note": ("kohtunik vaatab üle", "under the judge's review"),
     "readonly": ("See leht on ainult vaatamiseks.", "This page is read-only."),
     "deduction": ("mahaarvamine", "deduction"),
+    "no_season": ("Sellel turniiril pole hooaega.", "This tournament belongs to no season."),
+    "stages": ("Etapid", "Stages"),
+    "pending": ("Tulemust ootavad lauad", "Tables still to come in"),
+    "of": ("/", "of"),
+    "bye": ("vaba voor", "bye"),
+    "result_link": ("partii", "match"),
+    "then": ("siis", "then"),
 }
+
+# Standings columns (nakk_host.standings COLUMNS) and tie-break criteria, (et, en).
+COLUMNS = {
+    "rank": ("Koht", "Place"), "no": ("Nr", "No"), "name": ("Nimi", "Name"), "club": ("Klubi", "Club"),
+    "played": ("M", "P"), "wins": ("V", "W"), "losses": ("K", "L"), "draws": ("Viik", "D"), "byes": ("Vaba", "Bye"),
+    "nakks": ("Nakke", "Nakks"), "against": ("Vastu", "Against"), "diff": ("Vahe", "Diff"),
+    "deductions": ("Mahaarv.", "Deducted"), "mp": ("MP", "MP"), "points": ("Punkte", "Points"),
+    "stages_played": ("Etappe", "Stages"),
+}
+# columns a phone leaves out (the table must fit 360 px without scrolling sideways)
+NARROW_HIDDEN = ("no", "club", "byes", "against", "deductions", "draws", "stages_played", "losses")
+CRITERIA = {
+    "wins": ("partiivõidud", "partii wins"),
+    "diff": ("nakkide vahe (võidetud − kaotatud − mahaarvamised)", "difference of nakks (won − lost − deductions)"),
+    "nakks": ("võidetud nakid (miinus mahaarvamised)", "nakks won (less deductions)"),
+    "against": ("vähem kaotatud nakke", "fewer nakks lost"),
+    "h2h": ("omavahelised võidud", "wins between the tied"),
+    "mp": ("matšipunktid (võit 2, viik 1)", "match points (win 2, draw 1)"),
+    "points": ("punktid (miinus mahaarvamised)", "points (less deductions)"),
+}
+
+
+def order_words(order, lang):
+    """A standings order in words: "partii wins, then difference of nakks, ..." in the page's language."""
+    i = 1 if lang == "en" else 0
+    sep = ", then " if lang == "en" else ", siis "
+    return sep.join(CRITERIA.get(k, (k, k))[i] for k in order)
 
 
 def word(key, lang):
