@@ -250,3 +250,29 @@ def test_serve_errors_are_plain_words(tmp_path):
     finally:
         taken.close()
     assert r.returncode == 1 and "is taken" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_with_scripting_off_the_projector_pages_on_the_server(tmp_path):
+    from hallkit import hall_tournament
+    import re
+    db = str(tmp_path / "judge.db")
+    conn = store.open_db(db)
+    hall_tournament(conn, 12)
+    conn.close()
+    srv = Served(db, "--page-seconds", "7")
+    try:
+        seen = []
+        for page in (1, 2, 3):
+            html = srv.get("/projector?rows=5&page=%d" % page)[1]
+            rows = re.findall(r'<tr data-name="([^"]+)"( class="off")?>', html)
+            assert len(rows) == 12
+            on = [name for name, off in rows if not off]
+            assert len(on) == (5 if page < 3 else 2)
+            seen += on
+            nxt = 1 if page == 3 else page + 1
+            # <noscript>: the page refreshes itself to the next page after --page-seconds
+            assert '<noscript><meta http-equiv="refresh" content="7;url=/projector?rows=5&amp;page=%d">' % nxt in html
+            assert re.search(r'id="clock">\d\d:\d\d<', html) and 'class="round-no">1<' in html
+        assert sorted(seen) == sorted(name for name, _ in rows)
+    finally:
+        srv.close()

@@ -277,12 +277,15 @@ def screenshots(outdir):
     db = os.path.join(tmp, "judge.db")
     conn = store.open_db(db)
     hall_tournament(conn, 24)
+    store_result(conn, example_bytes(), "example-1")
     conn.close()
     srv = Served(db, "--page-seconds", "600")
     paths = []
     try:
         b = new_browser(1280, 720)
         try:
+            b.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                              {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False})
             b.get(srv.url + "/projector")
             wait_for(lambda: js(b, "return document.body.getAttribute('data-pages')"), 10, "the projector's pages")
             paths.append(os.path.join(outdir, "hall-projector.png"))
@@ -292,7 +295,7 @@ def screenshots(outdir):
             b.get(srv.url + "/")
             paths.append(os.path.join(outdir, "hall-phone.png"))
             b.save_screenshot(paths[-1])
-            b.get(srv.url + "/match/box-2")
+            b.get(srv.url + "/match/example-1")
             paths.append(os.path.join(outdir, "hall-phone-match.png"))
             b.save_screenshot(paths[-1])
         finally:

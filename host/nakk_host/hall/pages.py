@@ -60,11 +60,16 @@ class Pages:
         conn = self._conn()
         try:
             row = conn.execute("SELECT * FROM results WHERE result_id=?", (result_id,)).fetchone()
+            name = None
+            if row is not None and row["tournament"]:
+                t = conn.execute("SELECT name FROM tournaments WHERE code=?", (row["tournament"],)).fetchone()
+                name = t[0] if t is not None else None
         finally:
             conn.close()
         if row is None:
             return None
         d = dict(row)
+        d["tournament_name"] = name or d["tournament"]
         try:
             d["problems"] = json.loads(d["problems"])
         except ValueError:
