@@ -276,3 +276,17 @@ def test_with_scripting_off_the_projector_pages_on_the_server(tmp_path):
         assert sorted(seen) == sorted(name for name, _ in rows)
     finally:
         srv.close()
+
+
+def test_a_database_that_goes_away_is_a_plain_error_not_a_crash(hall):
+    srv, conn, db = hall
+    assert srv.get("/tables")[0] == 200
+    conn.close()
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    with pytest.raises(Exception) as e:
+        srv.get("/match/ab12-1")                 # not read before, so not in the page cache
+    assert "503" in str(e.value)
+    assert e.value.read().decode().startswith("nakk serve: andmebaasi ei saa lugeda / cannot read the database")
+    assert srv.proc.poll() is None              # still serving

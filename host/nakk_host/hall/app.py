@@ -10,6 +10,7 @@ again after a change cost one read of the database, not a hundred.
 import asyncio
 import contextlib
 import os
+import sqlite3
 import time
 
 import jinja2
@@ -68,7 +69,7 @@ class Hall:
             Route("/projector", self.projector_page),
             Route("/events", self.events),
             Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static"),
-        ], lifespan=self.lifespan)
+        ], lifespan=self.lifespan, exception_handlers={sqlite3.Error: self.database_error})
         self.app = ReadOnly(self.starlette)
 
     async def __call__(self, scope, receive, send):
@@ -88,6 +89,11 @@ class Hall:
 
     # ------------------------------------------------------------ helpers
 
+    async def database_error(self, request, exc):
+        """The database went away or is unreadable: say so in plain words (the page tries again later)."""
+        text = ("nakk serve: andmebaasi ei saa lugeda / cannot read the database %s: %s\n" % (self.db, exc))
+        return PlainTextResponse(text, status_code=503, headers={"Retry-After": "2", "Cache-Control": "no-store"})
+
     async def data(self, key, fn, *args):
         """fn(*args) in a worker thread, cached until the database changes. Returns (data, version)."""
         version = self.feed.version       # read before the data: a page is never stamped newer than it is
@@ -97,6 +103,8 @@ class Hall:
         hit = self._cache.get((key, args))
         if hit is None:
             hit = await run_in_threadpool(fn, *args)
+            if len(self._cache) >= 256:
+                self._cache = {}          # bounded: a visitor asking for many ids cannot grow it
             if self._cache_version == version:
                 self._cache[(key, args)] = hit
         return hit, version
