@@ -20,6 +20,8 @@ def saare_events(code, round_no, table_no, names, deals, tail=(("confirm", "A"),
     """A Saare mäng 2020 match as event dicts: deals are (game, maker, winner) won plainly."""
     evs = [{"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "tournament": code, "round": round_no,
             "table": table_no, "sides": [{"id": "A", "name": names[0]}, {"id": "B", "name": names[1]}]}]
+    if code is None:
+        del evs[0]["tournament"]          # a box set up by hand
     for game, maker, winner in deals:
         evs.append({"seq": len(evs) + 1, "type": "deal", "game": game, "maker": maker, "result": "win",
                     "winner": winner})

@@ -62,3 +62,35 @@ def test_result_of_no_drawn_table_is_unplaced(tmp_path):
     store(conn, "stray", saare_events(t["code"], 1, 9, ["A", "B"], [("pime-pits", "A", "A")] * 2))
     assert [u["result_id"] for u in S.unplaced(conn, t)] == ["stray"]
     assert S.round_tables(conn, t)["tables"][0]["state"] == "waiting"
+
+
+def test_schmier_team_totals(tmp_path):
+    from nakk_host import players as P
+    from nakk_host import tournament as T
+    from judge_kit import raw_of
+    from nakk_host.intake import store_result
+    conn = db(tmp_path)
+    t = T.create(conn, "Schmier", "schmier", "schmier", 1, code="sch")
+    P.add_many(conn, t, [{"name": n} for n in ("Hundid", "Karud", "Ilvesed")])
+    D.draw_next(conn, t, seed=1)
+    names = [s["name"] for s in S.round_tables(conn, t)["tables"][0]["sides"]]
+    sides = [{"id": x, "name": n} for x, n in zip("ABC", names)]
+    evs = [{"seq": 1, "type": "setup", "v": 1, "ruleset": "schmier", "tournament": "sch", "round": 1, "table": 1,
+            "sides": sides}]
+    # SCH-01: A bids 3; High, Right, Game A; Low, Joker B; Left C: 3, 2, 1
+    evs.append({"type": "deal", "bidder": "A", "bid": 3, "high": "A", "right": "A", "game": "A", "low": "B",
+                "joker": "B", "left": "C"})
+    # then A bids 6 and takes all six, three times: +6 each (21: the game is over)
+    for _ in range(3):
+        evs.append({"type": "deal", "bidder": "A", "bid": 6, "high": "A", "low": "A", "right": "A", "left": "A",
+                    "joker": "A", "game": "A"})
+    for s in "ABC":
+        evs.append({"type": "confirm", "by": s})
+    for i, e in enumerate(evs):
+        e["seq"] = i + 1
+    got = store_result(conn, "s1", raw_of(evs), "box")
+    assert got[1] == "verified", got[2]
+    rows = {r["name"]: r for r in S.standings(conn, t)["rows"]}
+    assert [rows[n]["points"] for n in names] == [3 + 3 * 6, 2, 1]
+    assert [rows[n]["wins"] for n in names] == [1, 0, 0]
+    assert S.standings(conn, t)["rows"][0]["name"] == names[0]

@@ -436,6 +436,10 @@ def add_serve(sub):
 
 COMMANDS = (add_score, add_rules, add_sim, add_demo, add_serve)
 
+# the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
+from nakk_host import cli_judge  # noqa: E402
+COMMANDS = COMMANDS + cli_judge.COMMANDS
+
 
 def parser():
     p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score, simulate, sync and judge.")

@@ -54,7 +54,7 @@ def create(conn, name, ruleset, fmt, rounds, date=None, place=None, settings=Non
     except KeyError as e:
         raise TournamentError(str(e.args[0]))
     except EventError as e:
-        raise TournamentError("settings: %s%s" % ((e.field + ": ") if e.field else "", e.reason))
+        raise TournamentError("%s%s" % ((e.field + ": ") if e.field else "settings: ", e.reason))
     if rounds < 1:
         raise TournamentError("a tournament has at least one round")
     if fmt == "teams":

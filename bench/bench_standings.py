@@ -1,0 +1,212 @@
+"""Benchmark of the judge's side: a season's standings recomputed from the stored events, the standings after one
+more synced result, and a Swiss draw for 400 pairs (CPython, SQLite on a temporary file).
+
+The season: 12 stages of 50 pairs (25 tables) and 6 rounds each, every round drawn by `draw.draw_next` (Swiss)
+and every match stored through `intake.store_result` as its canonical event bytes. Matches are drawn from
+shared/bench/deal-mix.json (deals, redeals, penalties, undos); the partii target is raised to 80 nakks so a match
+has about 40 events, as the figure asks (a match to 16 has about 12).
+
+Targets: the season in under 2 s, one more result in under 50 ms, the draw in under 1 s.
+Run: .venv/bin/python bench/bench_standings.py [--quick]
+"""
+
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from matchgen import _pick  # noqa: E402
+from nakk.event import encode  # noqa: E402
+from nakk.match import Match  # noqa: E402
+
+from nakk_host import draw as D  # noqa: E402
+from nakk_host import players as P  # noqa: E402
+from nakk_host import standings as S  # noqa: E402
+from nakk_host import tournament as T  # noqa: E402
+from nakk_host.intake import store_result  # noqa: E402
+from nakk_host.store import open_db  # noqa: E402
+
+TARGET = 80
+
+
+def load_mix():
+    """shared/bench/deal-mix.json beside the repository (or beside a worktree's parent)."""
+    import json
+    here = ROOT
+    for _ in range(3):
+        here = os.path.dirname(here)
+        p = os.path.join(here, "shared", "bench", "deal-mix.json")
+        if os.path.exists(p):
+            with open(p) as f:
+                return json.load(f)
+    raise SystemExit("bench_standings: shared/bench/deal-mix.json not found above %s" % ROOT)
+OUTCOME = {"won": ("win", True), "won-jann": ("jann", True), "won-karvane": ("karvane", True),
+           "lost": ("win", False), "lost-jann": ("jann", False), "lost-karvane": ("karvane", False),
+           "pokk": ("pokk", None)}
+
+
+def finished_match(rng, mix, code, round_no, table_no, names):
+    """A whole Saare mäng 2020 match (to TARGET nakks) from the deal mix, confirmed by both pairs: canonical bytes."""
+    setup = {"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "settings": {"target": TARGET},
+             "tournament": code, "round": round_no, "table": table_no,
+             "sides": [{"id": "A", "name": names[0]}, {"id": "B", "name": names[1]}]}
+    m = Match()
+    m.apply(setup)
+    events = [setup]
+    while not m.st.over:
+        r = rng.random()
+        if r < mix["penalty_per_deal"]:
+            ev = {"type": "penalty", "offence": _pick(rng, mix["penalty_offence"]), "by": rng.choice("AB")}
+        elif r < mix["penalty_per_deal"] + mix["undo_per_deal"] and m.in_force:
+            ev = {"type": "cancel", "target": m.in_force[-1]}
+        else:
+            game = _pick(rng, mix["game"])
+            if game == "redeal":
+                ev = {"type": "redeal", "reason": "misdeal"}
+            else:
+                maker = _pick(rng, mix["maker"])
+                if m.st.chain:
+                    maker = "AB"[m.st.pending[0]]
+                    game = m.st.pending[1]
+                ev = {"type": "deal", "game": game, "maker": maker}
+                if game in ("valge-pits", "pime-pits") and rng.random() < mix["pits_capture_share"]:
+                    ev.update(result="capture", capture=rng.choice("AB"))
+                else:
+                    result, makers_won = OUTCOME[_pick(rng, mix["outcome"])]
+                    ev["result"] = result
+                    if makers_won is not None:
+                        ev["winner"] = maker if makers_won else ("B" if maker == "A" else "A")
+        ev["seq"] = len(events) + 1
+        try:
+            m.apply(ev)
+        except Exception:
+            continue
+        events.append(ev)
+    for side in "AB":
+        ev = {"seq": len(events) + 1, "type": "confirm", "by": side}
+        m.apply(ev)
+        events.append(ev)
+    return b"\n".join(encode(e) for e in events), len(events)
+
+
+def build_season(conn, stages, pairs, rounds, rng, mix):
+    names = ["Paar %03d" % i for i in range(pairs)]
+    counts = []
+    last = None
+    for s in range(stages):
+        t = T.create(conn, "Etapp %d" % (s + 1), "saare-2020", "stage", rounds, date="2026-%02d-01" % (s % 12 + 1),
+                     season="bench", code="etapp%02d" % (s + 1), settings={"target": TARGET}, draw="swiss")
+        P.add_many(conn, t, [{"name": n, "players": [n + " a", n + " b"]} for n in names])
+        for r in range(1, rounds + 1):
+            D.draw_next(conn, t, seed=r)
+            for tb in S.round_tables(conn, t, r)["tables"]:
+                if tb["bye"]:
+                    continue
+                sides = [x["name"] for x in tb["sides"]]
+                if s == stages - 1 and r == rounds and tb["table"] == 1:
+                    last = (t, r, tb["table"], sides)        # kept back: "one more synced result"
+                    continue
+                raw, n = finished_match(rng, mix, t["code"], r, tb["table"], sides)
+                counts.append(n)
+                store_result(conn, "%s-r%d-t%d" % (t["code"], r, tb["table"]), raw, "box")
+    return counts, last
+
+
+def swiss_400(rng):
+    """A Swiss round for 400 pairs after three rounds: the pure pairing, timed alone."""
+    ranked = list(range(400))
+    met = set()
+    for _ in range(3):
+        rng.shuffle(ranked)
+        for i in range(0, 400, 2):
+            met.add(frozenset((ranked[i], ranked[i + 1])))
+    rng.shuffle(ranked)
+    t0 = time.perf_counter()
+    pairs = D.swiss(ranked, met)
+    dt = time.perf_counter() - t0
+    repeats = sum(1 for a, b in pairs if frozenset((a, b)) in met)
+    spread = statistics.mean(abs(ranked.index(a) - ranked.index(b)) for a, b in pairs)
+    return dt, repeats, spread
+
+
+def draw_400_db(conn, rng, mix):
+    """draw_next for a 400-pair stage after one round in: standings read from SQLite, then the pairing."""
+    t = T.create(conn, "Suur etapp", "saare-2020", "stage", 6, code="big", draw="swiss", settings={"target": 16})
+    P.add_many(conn, t, [{"name": "Suur %03d" % i} for i in range(400)])
+    D.draw_next(conn, t, seed=1)
+    for tb in S.round_tables(conn, t, 1)["tables"]:
+        raw, _ = _quick_match(rng, "big", tb)
+        store_result(conn, "big-%d" % tb["table"], raw, "box")
+    t0 = time.perf_counter()
+    D.draw_next(conn, t, seed=2)
+    return time.perf_counter() - t0
+
+
+def _quick_match(rng, code, tb):
+    sides = [x["name"] for x in tb["sides"]]
+    w = rng.choice("AB")
+    evs = [{"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "tournament": code, "round": 1,
+            "table": tb["table"], "sides": [{"id": "A", "name": sides[0]}, {"id": "B", "name": sides[1]}]}]
+    for _ in range(2):
+        evs.append({"seq": len(evs) + 1, "type": "deal", "game": "pime-pits", "maker": w, "result": "win",
+                    "winner": w})
+    return b"\n".join(encode(e) for e in evs), len(evs)
+
+
+def main():
+    quick = "--quick" in sys.argv
+    stages = 3 if quick else 12
+    rng = random.Random(2026)
+    mix = load_mix()["saare-2020"]
+    d = tempfile.mkdtemp(prefix="nakk-bench-")
+    try:
+        conn = open_db(os.path.join(d, "season.db"))
+        t0 = time.perf_counter()
+        counts, last = build_season(conn, stages, 50, 6, rng, mix)
+        built = time.perf_counter() - t0
+        print("season: %d stages x 25 tables x 6 rounds = %d matches stored, %d events (%.1f per match, "
+              "min %d, max %d); built in %.1f s" % (stages, len(counts) + 1, sum(counts), statistics.mean(counts),
+                                                    min(counts), max(counts), built))
+        # cold: nothing folded in this process yet
+        times = []
+        for _ in range(3):
+            S._FOLDS.clear()
+            t0 = time.perf_counter()
+            se = S.season(conn, "bench")
+            times.append(time.perf_counter() - t0)
+        print("season standings recomputed from every stored event (cold): %.2f s median of 3 (target < 2 s); "
+              "%d pairs ranked" % (statistics.median(times), len(se["rows"])))
+        t0 = time.perf_counter()
+        S.season(conn, "bench")
+        print("season standings again in the same process (folds kept by hash): %.3f s" % (time.perf_counter() - t0))
+        # one more synced result: store it, then the stage's and the season's standings
+        t, r, table, sides = last
+        raw, _ = finished_match(rng, mix, t["code"], r, table, sides)
+        S.standings(conn, t)          # the hall page has shown the standings before this result
+        t0 = time.perf_counter()
+        store_result(conn, "one-more", raw, "box")
+        stored = time.perf_counter() - t0
+        st = S.standings(conn, t)
+        one = time.perf_counter() - t0
+        se = S.season(conn, "bench")
+        both = time.perf_counter() - t0
+        assert not st["pending"], st["pending"]
+        print("one more synced result: stored %.1f ms; the stage's standings with it %.1f ms (target < 50 ms); "
+              "the season's too %.1f ms" % (stored * 1e3, one * 1e3, both * 1e3))
+        dt, repeats, spread = swiss_400(rng)
+        print("Swiss draw for 400 pairs (networkx max weight matching, 3 rounds played): %.2f s (target < 1 s); "
+              "%d repeat pairings; mean rank distance %.1f" % (dt, repeats, spread))
+        dt = draw_400_db(conn, rng, mix)
+        print("nakk round for a 400-pair stage (standings from SQLite + the draw + storing it): %.2f s" % dt)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""What each table's box is told to play: the judge's assignment record, built from the round's draw.
+
+The record (docs/events.md, "The judge's assignment record") becomes the
+box's setup event: tournament, table, round, ruleset and settings, the sides
+with names (and teams and players), boards and room for Turniirisasku, and
+the clock. `assignment()` is a pure read of the draw; pushing it to a box is
+the link's `assign` request (the sync work); `write_to_image()` puts it where
+the link puts it on a simulator's flash image (assignment.json beside the
+journal), through the firmware's own block device on the unix port.
+"""
+
+import json
+import time
+
+from nakk.event import SIDES, encode
+from nakk.match import Match
+
+from nakk_host import players as P
+from nakk_host.store import now
+from nakk_host.tournament import TournamentError
+
+
+def _side(t, e, i, room):
+    """One side of a box's match for entrant e (a team's pair in Turniirisasku)."""
+    if t["format"] == "teams":
+        # NS (side A) is the team's pair 1, EW (side B) its pair 2 (sasku-tournament.md §7)
+        pair = e["players"][0:2] if i == 0 else e["players"][2:4]
+        s = {"id": SIDES[i], "name": "%s %d" % (e["name"], 1 if i == 0 else 2), "team": e["name"]}
+        if pair:
+            s["players"] = pair
+        return s
+    s = {"id": SIDES[i], "name": e["name"]}
+    if e["players"]:
+        s["players"] = list(e["players"])
+    return s
+
+
+def assignment(conn, t, round_no, table_no, room=0, clock=None):
+    """The assignment record for one box (a dict), checked as the box will check it.
+    TournamentError for a table that is not drawn or is a bye."""
+    row = conn.execute("SELECT * FROM draw WHERE tournament_id=? AND round_no=? AND table_no=? AND room=?",
+                       (t["id"], round_no, table_no, room)).fetchone()
+    if row is None:
+        raise TournamentError("round %d has no table %d%s" % (round_no, table_no, " room %d" % room if room else ""))
+    if row["b"] is None:
+        raise TournamentError("round %d table %d is a bye: no box plays it" % (round_no, table_no))
+    ents = {e["id"]: e for e in P.entrants(conn, t)}
+    ids = [x for x in (row["a"], row["b"], row["c"]) if x is not None]
+    a = {"tournament": t["code"], "table": table_no, "round": round_no, "ruleset": t["ruleset"],
+         "sides": [_side(t, ents[eid], i, room) for i, eid in enumerate(ids)],
+         "clock": int(time.time()) if clock is None else clock}
+    if t["settings"]:
+        a["settings"] = dict(t["settings"])
+    if t["format"] == "teams":
+        a["room"] = room
+        a["boards"] = [row["first_board"], row["last_board"]]
+    # the same check the box makes before it starts the match
+    ev = dict(a, seq=1, type="setup", v=1)
+    Match().apply(ev)
+    return a
+
+
+def round_assignments(conn, t, round_no, table_no=None):
+    """[(table, room, record)] for every box of a round (byes left out), or of one table."""
+    out = []
+    q = "SELECT table_no, room, b FROM draw WHERE tournament_id=? AND round_no=?"
+    args = [t["id"], round_no]
+    if table_no is not None:
+        q += " AND table_no=?"
+        args.append(table_no)
+    rows = conn.execute(q + " ORDER BY table_no, room", args).fetchall()
+    if not rows:
+        raise TournamentError("round %d%s is not drawn" % (round_no, " table %d" % table_no if table_no else ""))
+    for tb, room, b in rows:
+        if b is None:
+            continue
+        out.append((tb, room, assignment(conn, t, round_no, tb, room)))
+    return out
+
+
+def encoded(a):
+    """The record's canonical bytes, as the link sends them and the box reads assignment.json."""
+    return encode(a)
+
+
+def pushed(conn, t, round_no, table_no, room, record, device_id=None):
+    """Note that a box was given this assignment (the table shows 'playing' until its result is in)."""
+    with conn:
+        conn.execute("INSERT INTO assignments (tournament_id, round_no, table_no, room, device_id, content,"
+                     " pushed_at) VALUES (?,?,?,?,?,?,?)",
+                     (t["id"], round_no, table_no, room, device_id, json.dumps(record, ensure_ascii=False), now()))
+
+
+# Runs on the unix port: mounts the image as the simulator's board does (formatting a fresh
+# one), and writes the record atomically where the app looks (beside the journal).
+_WRITE = """
+import sys, os, vfs
+from nakk.board.blockdev import mount_image
+bdev = mount_image(sys.argv[1], "/img")
+try:
+    os.mkdir("/img/journal")
+except OSError:
+    pass
+data = sys.stdin.buffer.read()
+with open("/img/journal/assignment.tmp", "wb") as f:
+    f.write(data)
+os.rename("/img/journal/assignment.tmp", "/img/journal/assignment.json")
+vfs.umount("/img")
+bdev.close()
+"""
+
+
+def write_to_image(image, record):
+    """Put an assignment where the link puts it on a box: assignment.json beside the journal on a
+    simulator's flash image (created and formatted if missing), through the firmware's own
+    block device on the MicroPython unix port. The simulator must not be running on it."""
+    import os
+    import subprocess
+    import tempfile
+    from nakk_host import simulator as Sim
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(_WRITE)
+        script = f.name
+    try:
+        r = subprocess.run([Sim.micropython_path(), "-X", "heapsize=" + Sim.HEAP, script, os.path.abspath(image)],
+                           input=encoded(record), env=Sim.micropython_env(), capture_output=True, timeout=60)
+    finally:
+        os.unlink(script)
+    if r.returncode != 0:
+        raise TournamentError("could not write the assignment to %s: %s" % (
+            image, r.stderr.decode(errors="replace").strip().splitlines()[-1:] or "micropython failed"))

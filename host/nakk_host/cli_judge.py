@@ -1,0 +1,605 @@
+"""The judge's day on the command line: tournament, players, round, assign, enter, close, standings, deduct,
+disqualify, correct, history, export. One small function and parser per command; the work is in the modules.
+
+cli.py registers these with one line (COMMANDS); errors from the modules
+(TournamentError, IntakeError, StoreError) become `nakk: message` and a
+non-zero exit there.
+"""
+
+import json
+import os
+import sys
+
+from nakk_host import standings as S
+from nakk_host import tournament as T
+
+
+def _fail(message, status=1):
+    from nakk_host.cli import CommandError
+    raise CommandError(message, status)
+
+
+def _guard(func):
+    """Run a command; the modules' plain-words errors become CommandError."""
+    def run(args):
+        from nakk_host.intake import IntakeError
+        from nakk_host.store import StoreError
+        try:
+            return func(args)
+        except (T.TournamentError, IntakeError, StoreError) as e:
+            _fail(str(e))
+    return run
+
+
+def _db(args):
+    from nakk_host.store import open_db
+    return open_db(args.db)
+
+
+def _tour(conn, args):
+    return T.get(conn, args.tournament)
+
+
+def _common(p, tournament=True):
+    p.add_argument("--db", default=os.environ.get("NAKK_DB", "nakk.db"),
+                   help="the judge's database (default: $NAKK_DB or %(default)s)")
+    if tournament:
+        p.add_argument("-t", "--tournament", metavar="CODE", help="tournament code (default: the latest created)")
+
+
+def _who(p):
+    p.add_argument("--by", default=os.environ.get("NAKK_JUDGE"), help="who does this (default: $NAKK_JUDGE)")
+    p.add_argument("--why", help="why (kept in the history)")
+
+
+def _need_who(args):
+    if not args.by:
+        _fail("say who does this: --by NAME (or set NAKK_JUDGE)", 2)
+    if not args.why:
+        _fail("say why: --why TEXT", 2)
+
+
+def _console():
+    from rich.console import Console
+    return Console(width=None if sys.stdout.isatty() else 160, highlight=False)
+
+
+def _print_table(title, columns, rows, caption=None):
+    from rich.table import Table
+    tb = Table(title=title, caption=caption, caption_justify="left")
+    for c in columns:
+        tb.add_column(str(c), justify="right" if c in ("#", "rank", "no", "played", "wins", "draws", "losses",
+                                                        "byes", "nakks", "against", "diff", "deductions",
+                                                        "points", "mp", "table", "stages_played") else "left")
+    for r in rows:
+        tb.add_row(*["" if v is None else str(v) for v in r])
+    _console().print(tb)
+
+
+# ---------------------------------------------------------------- tournament
+
+def _settings(pairs):
+    out = {}
+    for p in pairs or ():
+        if "=" not in p:
+            _fail("--set KEY=VALUE (got %r)" % p, 2)
+        k, v = p.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+@_guard
+def cmd_tournament(args):
+    conn = _db(args)
+    if args.action == "new":
+        if not args.name or not args.ruleset or not args.rounds:
+            _fail("nakk tournament new NAME --ruleset R --rounds N [--format F]", 2)
+        fmt = args.format or {"sasku": "teams", "schmier": "schmier"}.get(args.ruleset, "stage")
+        t = T.create(conn, args.name, args.ruleset, fmt, args.rounds, date=args.date, place=args.place,
+                     settings=_settings(args.set), boards=args.boards, draw=args.draw,
+                     order_by=args.order.split(",") if args.order else None, season=args.season, code=args.code)
+        print("tournament %s: %s, %s, %s, %d rounds%s%s" % (
+            t["code"], t["name"], t["ruleset"], T.FORMATS[t["format"]][0], t["rounds"],
+            ", season %s" % t["season"] if t["season"] else "",
+            ", %d boards a match" % t["boards"] if t["boards"] else ""))
+        print("standings order: %s" % S.order_text(t["order_by"]))
+        return 0
+    rows = []
+    for t in T.all_tournaments(conn):
+        rows.append([t["code"], t["name"], t["date"], t["place"], t["ruleset"], t["format"], t["rounds"],
+                     S.current_round(conn, t), t["season"]])
+    _print_table("Tournaments", ["code", "name", "date", "place", "ruleset", "format", "rounds", "drawn", "season"],
+                 rows)
+    return 0
+
+
+def add_tournament(sub):
+    p = sub.add_parser("tournament", help="create a tournament (a stage, a team event), or list them",
+                       description="Create a tournament: its name, date, place, ruleset and settings, format and "
+                       "rounds, optionally a stage of a season; or list the tournaments in the database.")
+    p.add_argument("action", choices=("new", "list"))
+    p.add_argument("name", nargs="?", help="the tournament's name (new)")
+    p.add_argument("--ruleset", choices=("saare-2020", "saare-classic", "sasku", "schmier"))
+    p.add_argument("--format", choices=sorted(T.FORMATS), help="stage (Saare mäng), teams (Turniirisasku), "
+                   "schmier (default: from the ruleset)")
+    p.add_argument("--rounds", type=int, help="number of rounds")
+    p.add_argument("--boards", type=int, help="Turniirisasku: boards a match (each room plays them all)")
+    p.add_argument("--date", help="YYYY-MM-DD")
+    p.add_argument("--place")
+    p.add_argument("--season", help="the season this stage belongs to (created if new)")
+    p.add_argument("--code", help="the code the boxes carry (default: from date and name)")
+    p.add_argument("--draw", default="auto", choices=("auto", "round-robin", "swiss"),
+                   help="auto: round robin when everyone can meet within the rounds, else Swiss")
+    p.add_argument("--order", help="standings order, comma separated (stage default: wins,diff,nakks; "
+                   "also against, h2h)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a ruleset setting (nakk rules NAME)")
+    _common(p, tournament=False)
+    p.set_defaults(func=cmd_tournament)
+
+
+# ---------------------------------------------------------------- players
+
+@_guard
+def cmd_players(args):
+    from nakk_host import players as P
+    conn = _db(args)
+    t = _tour(conn, args)
+    if args.action == "import":
+        if not args.arg:
+            _fail("nakk players import FILE.csv", 2)
+        added, enc = P.import_file(conn, t, args.arg[0])
+        print("%s: read as %s; %d %s added (numbers %d-%d)" % (
+            args.arg[0], enc, len(added), "teams" if t["format"] != "stage" else "pairs",
+            added[0]["no"], added[-1]["no"]))
+        return 0
+    if args.action == "add":
+        if not args.arg and not args.player:
+            _fail("nakk players add NAME [--player NAME --player NAME] [--club CLUB]", 2)
+        name = " ".join(args.arg) if args.arg else " / ".join(args.player)
+        e = P.add_many(conn, t, [{"name": name, "club": args.club or "", "players": args.player or []}])[0]
+        print("added no %d: %s" % (e["no"], e["name"]))
+        return 0
+    if args.action == "withdraw":
+        _need_who(args)
+        if len(args.arg) != 1:
+            _fail("nakk players withdraw NO --by NAME --why TEXT", 2)
+        e = P.withdraw(conn, t, args.arg[0], args.by, args.why)
+        print("no %d %s: withdrawn (left out of the next draws)" % (e["no"], e["name"]))
+        return 0
+    if args.action == "rename":
+        _need_who(args)
+        if len(args.arg) < 2:
+            _fail("nakk players rename NO NEW NAME --by NAME --why TEXT", 2)
+        e = P.rename(conn, t, args.arg[0], " ".join(args.arg[1:]), args.by, args.why, args.player)
+        print("no %d is now %s" % (e["no"], e["name"]))
+        return 0
+    rows = [[e["no"], e["name"], e["club"], ", ".join(e["players"]), e["status"]] for e in P.entrants(conn, t)]
+    _print_table("%s: %d entrants" % (t["name"], len(rows)), ["no", "name", "club", "players", "status"], rows)
+    return 0
+
+
+def add_players(sub):
+    p = sub.add_parser("players", help="import, list, add, withdraw or rename pairs and teams",
+                       description="The tournament's pairs (teams): import a CSV (header: name/nimi, "
+                       "player/mängija columns, club/klubi; UTF-8 with or without a BOM, or Windows-1257 as "
+                       "Estonian Excel writes it; the encoding found is said), list, add one, withdraw, rename "
+                       "(a pair's number never changes).")
+    p.add_argument("action", choices=("import", "list", "add", "withdraw", "rename"))
+    p.add_argument("arg", nargs="*", help="FILE (import), NAME (add), NO (withdraw), NO NEW NAME (rename)")
+    p.add_argument("--player", action="append", help="a player's name (add, rename), once per player")
+    p.add_argument("--club")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_players)
+
+
+# ---------------------------------------------------------------- round
+
+def _print_round(conn, t, round_no):
+    rt = S.round_tables(conn, t, round_no)
+    rows = []
+    for tb in rt["tables"]:
+        sides = [s["name"] + " (%d)" % s["no"] for s in tb["sides"]]
+        if tb["bye"]:
+            sides.append("bye")
+        rows.append([tb["table"]] + sides + [tb["state"]])
+    n = 3 if t["format"] == "schmier" else 2
+    cols = ["table"] + ["A", "B", "C"][:n] + ["state"]
+    _print_table("%s, round %d" % (t["name"], round_no), cols,
+                 [r + [""] * (len(cols) - len(r)) if len(r) < len(cols) else r for r in rows])
+
+
+@_guard
+def cmd_round(args):
+    from nakk_host import draw as D
+    conn = _db(args)
+    t = _tour(conn, args)
+    if args.html and os.path.exists(args.html) and not args.force:
+        _fail("%s exists; give another name or --force to overwrite it" % args.html)
+    if args.show is not None:
+        n = args.show or S.current_round(conn, t)
+        if not n:
+            _fail("no round drawn yet: nakk round")
+        _print_round(conn, t, n)
+        if args.html:
+            from nakk_host import export as X
+            X.write(args.html, round_html(conn, t, n), args.force)
+            print("printable draw: %s" % args.html)
+        return 0
+    rn, method, seed, barred = D.draw_next(conn, t, args.seed)
+    if barred:
+        print("left out (disqualified in the previous stage): %s" % ", ".join(e["name"] for e in barred))
+    print("round %d drawn (%s, seed %d; the same seed and results give the same draw)" % (rn, method, seed))
+    _print_round(conn, t, rn)
+    if args.html:
+        from nakk_host import export as X
+        X.write(args.html, round_html(conn, t, rn), args.force)
+        print("printable draw: %s" % args.html)
+    return 0
+
+
+def round_html(conn, t, round_no):
+    """The draw as a printable page (the same template as the standings)."""
+    from nakk_host import export as X
+    rt = S.round_tables(conn, t, round_no)
+    rows = []
+    for tb in rt["tables"]:
+        names = [s["name"] for s in tb["sides"]] + (["vaba / bye"] if tb["bye"] else [])
+        rows.append({"table": tb["table"], "a": names[0], "b": names[1] if len(names) > 1 else "",
+                     "c": names[2] if len(names) > 2 else "", "status": ""})
+    cols = ["table", "a", "b"] + (["c"] if t["format"] == "schmier" else [])
+    st = {"tournament": rt["tournament"], "round": round_no, "order_text": "laudade kaupa / by table",
+          "columns": cols, "rows": rows, "pending": []}
+    html = X.standings_html(st)
+    return html.replace("<h1>%s</h1>" % t["name"], "<h1>%s: %d. voor / round %d</h1>" % (t["name"], round_no,
+                                                                                         round_no), 1)
+
+
+def add_round(sub):
+    p = sub.add_parser("round", help="draw the next round and print it for the hall",
+                       description="Draw the next round and number the tables: a round robin when the field can "
+                       "all meet within the rounds, Swiss by the standings otherwise (no repeat opponents while "
+                       "avoidable, a bye for an odd field); Turniirisasku: teams in two rooms; Schmier: three "
+                       "teams a table. Repeatable from --seed. --show N prints a drawn round with each table's state.")
+    p.add_argument("--seed", type=int, help="the draw's seed (default: a fresh one, printed)")
+    p.add_argument("--show", type=int, nargs="?", const=0, metavar="N", help="print round N (default: the latest)")
+    p.add_argument("--html", metavar="FILE", help="also write the draw as a printable page")
+    p.add_argument("--force", action="store_true", help="overwrite --html's file")
+    _common(p)
+    p.set_defaults(func=cmd_round)
+
+
+# ---------------------------------------------------------------- assign
+
+@_guard
+def cmd_assign(args):
+    from nakk_host import assign as A
+    conn = _db(args)
+    t = _tour(conn, args)
+    rn = args.round or S.current_round(conn, t)
+    if not rn:
+        _fail("no round drawn yet: nakk round")
+    todo = A.round_assignments(conn, t, rn, args.table)
+    if args.image:
+        if len(todo) != 1 and args.room is None:
+            _fail("--image takes one table's box: give --table (and --room for Turniirisasku)", 2)
+        todo = [x for x in todo if args.room is None or x[1] == args.room]
+        if len(todo) != 1:
+            _fail("no such box in round %d" % rn)
+        tb, room, rec = todo[0]
+        A.write_to_image(args.image, rec)
+        A.pushed(conn, t, rn, tb, room, rec, device_id="image:" + os.path.abspath(args.image))
+        print("round %d table %d%s: assignment written to %s (the box offers it at its next start)" % (
+            rn, tb, " room %d" % room if room else "", args.image))
+        return 0
+    for tb, room, rec in todo:
+        print(json.dumps({"table": tb, "room": room, "assignment": rec}, ensure_ascii=False))
+    return 0
+
+
+def add_assign(sub):
+    p = sub.add_parser("assign", help="each table's match for its box (tournament, table, round, ruleset, sides, clock)",
+                       description="Build each table's assignment from the round's draw and print it as JSON lines; "
+                       "--image writes one table's assignment onto a simulator's flash image, where the box offers "
+                       "it with one OK.")
+    p.add_argument("--round", type=int, help="round (default: the latest drawn)")
+    p.add_argument("--table", type=int)
+    p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
+    p.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
+    _common(p)
+    p.set_defaults(func=cmd_assign)
+
+
+# ---------------------------------------------------------------- enter and close
+
+@_guard
+def cmd_enter(args):
+    from nakk_host import enter as E
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    sheet = E.sheet_for(conn, t, args.round, args.table, args.room or (1 if t["format"] == "teams" else 0))
+    setup = sheet.events[0]
+    print("Paper sheet: %s round %d table %d%s, %s" % (
+        t["code"], args.round, args.table, " room %d" % setup["room"] if "room" in setup else "",
+        " vs ".join("%s %s" % (s["id"], s["name"]) for s in setup["sides"])))
+
+    def ask(prompt):
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:
+            raise E.Quit()
+        if not sys.stdin.isatty():
+            sys.stdout.write(line if line.endswith("\n") else line + "\n")
+        return line.rstrip("\n")
+
+    try:
+        E.run_sheet(sheet, ask, print)
+    except E.Quit:
+        _fail("left the sheet: nothing stored (%d entries typed)" % (len(sheet.events) - 1))
+    rid, status, problems = E.store_sheet(conn, t, sheet, args.by, args.why)
+    print("stored as %s (%s)%s" % (rid, status, ": " + "; ".join(problems) if problems else ""))
+    return 0
+
+
+def add_enter(sub):
+    p = sub.add_parser("enter", help="type in a paper scoresheet deal by deal, checked as the box checks it",
+                       description="Type in a table's paper scoresheet, deal by deal: the questions come from the "
+                       "ruleset's own form (as on the box), every entry is checked by the same rules, a refused "
+                       "entry says why and loses nothing. Answers: the choice's number and the side it takes "
+                       "(e.g. `2 B`). Stored as a paper result when the match is over.")
+    p.add_argument("--round", type=int, required=True)
+    p.add_argument("--table", type=int, required=True)
+    p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_enter)
+
+
+@_guard
+def cmd_close(args):
+    from nakk_host import enter as E
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    events = []
+    if args.events or args.image:
+        from nakk.event import EventError, parse
+        if args.image:
+            from nakk_host import simulator as Sim
+            try:
+                lines = Sim.dump_events(args.image)
+            except Sim.SimulatorError as e:
+                _fail(str(e))
+        else:
+            try:
+                with open(args.events, "rb") as f:
+                    lines = [x for x in f.read().split(b"\n") if x.strip()]
+            except OSError as e:
+                _fail("cannot read %s: %s" % (args.events, e.strerror or e), 2)
+        for n, line in enumerate(lines, 1):
+            try:
+                events.append(parse(line.strip()))
+            except EventError as e:
+                _fail("event %d: %s" % (n, e.reason), 2)
+    room = args.room or 0
+    rid, status, problems = E.close(conn, t, args.round, args.table, args.by, args.why, events, room, args.forfeit)
+    print("round %d table %d closed (%s, %d events kept): stored as %s (%s)" % (
+        args.round, args.table, "forfeit by %s" % args.forfeit if args.forfeit else "the judge's close",
+        len(events), rid, status))
+    return 0
+
+
+def add_close(sub):
+    p = sub.add_parser("close", help="close a match left unfinished on a dead box (forfeit or rescue), keeping its deals",
+                       description="Close a table's unfinished match: its events so far (--image of the box's "
+                       "flash, or --events FILE of JSON lines) are kept, then the judge's close (no winner) or a "
+                       "forfeit (--forfeit SIDE).")
+    p.add_argument("--round", type=int, required=True)
+    p.add_argument("--table", type=int, required=True)
+    p.add_argument("--room", type=int)
+    p.add_argument("--forfeit", choices=("A", "B", "C"), help="the side that forfeits")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--events", metavar="FILE", help="the match's events so far (JSON lines)")
+    src.add_argument("--image", metavar="FILE", help="the box's flash image (read by the firmware's own reader)")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_close)
+
+
+# ---------------------------------------------------------------- standings
+
+@_guard
+def cmd_standings(args):
+    conn = _db(args)
+    if args.season is not None:
+        name = args.season or _tour(conn, args)["season"]
+        if not name:
+            _fail("this tournament is in no season: --season NAME")
+        st = S.season(conn, name)
+        if args.json:
+            print(json.dumps(st, ensure_ascii=False, indent=1))
+            return 0
+        cols = st["columns"]
+        _print_table("Season %s: %d stages" % (name, len(st["stages"])), cols,
+                     [[r[c] for c in cols] for r in st["rows"]], caption="order: " + st["order_text"])
+        return 0
+    t = _tour(conn, args)
+    st = S.standings(conn, t, args.round)
+    if args.json:
+        print(json.dumps(st, ensure_ascii=False, indent=1))
+        return 0
+    cols = st["columns"]
+    rows = [[r[c] for c in cols] + ([r["status"]] if r["status"] != "active" else [""]) for r in st["rows"]]
+    cap = "order: " + st["order_text"]
+    if st["pending"]:
+        cap += "\nnot counted yet: " + ", ".join("round %d table %d (%s)" % (p["round"], p["table"], p["state"])
+                                                 for p in st["pending"])
+    _print_table("%s after round %d" % (t["name"], st["round"]), cols + ["status"], rows, caption=cap)
+    un = S.unplaced(conn, t) + S.unassigned_results(conn)
+    if un:
+        # a box that played a match nobody assigned (or at a table not drawn): the judge places it
+        print("results to place (nakk correct RESULT --place ROUND TABLE [--swap]): " +
+              ", ".join("%s (%s, round %s table %s)" % (
+                  u["result_id"], (u["tournament"] or "no tournament") if "tournament" in u else t["code"],
+                  u["round"], u["table"]) for u in un))
+    return 0
+
+
+def add_standings(sub):
+    p = sub.add_parser("standings", help="the standings, recomputed from every stored match's events",
+                       description="Print the standings recomputed from the stored events, the judge's corrections "
+                       "and deductions; the order of criteria is printed with the table.")
+    p.add_argument("--round", type=int, help="after round N")
+    p.add_argument("--season", nargs="?", const="", metavar="NAME", help="the season's standings (default: this "
+                   "tournament's season)")
+    p.add_argument("--json", action="store_true", help="one JSON object (the API the hall page reads)")
+    _common(p)
+    p.set_defaults(func=cmd_standings)
+
+
+# ---------------------------------------------------------------- deduct, disqualify, correct, history
+
+@_guard
+def cmd_deduct(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    e, pts = J.deduct(conn, t, args.no, args.by, args.why, args.points)
+    print("no %d %s: %d deducted from the overall result" % (e["no"], e["name"], pts))
+    return 0
+
+
+def add_deduct(sub):
+    p = sub.add_parser("deduct", help="deduct points from a pair's overall result (noise: 4 at the second warning)")
+    p.add_argument("no", help="the pair's (team's) number")
+    p.add_argument("--points", type=int, help="points to deduct (default: the ruleset's noise_deduction, 4)")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_deduct)
+
+
+@_guard
+def cmd_disqualify(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    e = J.disqualify(conn, t, args.no, args.by, args.why)
+    print("no %d %s: disqualified (left out of later draws; barred from the season's next stage)"
+          % (e["no"], e["name"]))
+    return 0
+
+
+def add_disqualify(sub):
+    p = sub.add_parser("disqualify", help="remove a pair: out of the later draws and the season's next stage")
+    p.add_argument("no")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_disqualify)
+
+
+@_guard
+def cmd_correct(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    if args.void:
+        J.void(conn, t, args.result, args.by, args.why)
+        print("%s is left out of the standings (its events stay stored)" % args.result)
+        return 0
+    if args.place:
+        J.place(conn, t, args.result, args.place[0], args.place[1], args.by, args.why, args.room or 0, args.swap)
+        print("%s placed at round %d table %d" % (args.result, args.place[0], args.place[1]))
+        return 0
+    winner = False
+    if args.winner is not None:
+        winner = None if args.winner.lower() == "none" else args.winner.upper()
+    data = J.correct(conn, t, args.result, args.by, args.why, args.points, winner)
+    print("%s corrected: %s" % (args.result, J._corr_text(data)))
+    return 0
+
+
+def add_correct(sub):
+    p = sub.add_parser("correct", help="correct a result with who and why (a new record, never an edit)",
+                       description="Correct a stored result without touching its events: --points per side, "
+                       "--winner, --void (leave it out), or --place ROUND TABLE (a box's match nobody assigned).")
+    p.add_argument("result", help="result id (nakk history or nakk standings --json show them)")
+    p.add_argument("--points", type=int, nargs="+", metavar="N", help="points to add per side, e.g. 0 -2")
+    p.add_argument("--winner", help="A, B, C or none")
+    p.add_argument("--void", action="store_true")
+    p.add_argument("--place", type=int, nargs=2, metavar=("ROUND", "TABLE"))
+    p.add_argument("--room", type=int)
+    p.add_argument("--swap", action="store_true", help="with --place: the box's side A is the draw's second pair")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_correct)
+
+
+@_guard
+def cmd_history(args):
+    from nakk_host import acts as J
+    conn = _db(args)
+    t = _tour(conn, args)
+    lines = J.history(conn, t, args.no)
+    if args.json:
+        print(json.dumps(lines, ensure_ascii=False, indent=1))
+        return 0
+    rows = [[x.get("at", "") or "", x["text"], x["by"], x["why"]] for x in lines]
+    title = "%s: history of no %s" % (t["name"], args.no) if args.no else "%s: the judge's records" % t["name"]
+    _print_table(title, ["when", "what", "by", "why"], rows)
+    return 0
+
+
+def add_history(sub):
+    p = sub.add_parser("history", help="why every number is what it is: matches, corrections, deductions, who and why")
+    p.add_argument("no", nargs="?", help="a pair's (team's) number; without it: every record of the judge")
+    p.add_argument("--json", action="store_true")
+    _common(p)
+    p.set_defaults(func=cmd_history)
+
+
+# ---------------------------------------------------------------- export
+
+@_guard
+def cmd_export(args):
+    from nakk_host import export as X
+    conn = _db(args)
+    if args.season is not None:
+        name = args.season or _tour(conn, args)["season"]
+        if not name:
+            _fail("this tournament is in no season: --season NAME")
+        st = S.season(conn, name)
+        os.makedirs(args.out, exist_ok=True)
+        for fn in ("season.csv", "season.html"):
+            if os.path.exists(os.path.join(args.out, fn)) and not args.force:
+                _fail("%s exists; give another --out or --force" % os.path.join(args.out, fn))
+        a = X.write(os.path.join(args.out, "season.csv"), X.standings_csv(st), True, bom=True)
+        b = X.write(os.path.join(args.out, "season.html"), X.standings_html(st, name), True)
+        print("\n".join((a, b)))
+        return 0
+    t = _tour(conn, args)
+    for path in X.export_all(conn, t, args.out, args.force):
+        print(path)
+    return 0
+
+
+def add_export(sub):
+    p = sub.add_parser("export", help="CSV for spreadsheets (standings, matches, deals) and a printable standings page",
+                       description="Write standings.csv, matches.csv and deals.csv (UTF-8 with a BOM, `;` "
+                       "separated) and standings.html (print CSS, A4) into --out; --season: the season's.")
+    p.add_argument("--out", default=".", help="directory (default: the current one)")
+    p.add_argument("--season", nargs="?", const="", metavar="NAME")
+    p.add_argument("--force", action="store_true", help="overwrite existing files")
+    _common(p)
+    p.set_defaults(func=cmd_export)
+
+
+COMMANDS = (add_tournament, add_players, add_round, add_assign, add_enter, add_close, add_standings, add_deduct,
+            add_disqualify, add_correct, add_history, add_export)

@@ -1,0 +1,280 @@
+"""Paper and rescue: a match typed in from its scoresheet, or closed on a dead box, kept as events like any other.
+
+`Sheet` builds each deal's questions from the ruleset's own form description
+(nakk.rules: steps, choices, which side field a choice fills), exactly as the
+box does, and checks every entry with the same Match.apply: what the box
+would refuse, the sheet refuses, with the rules' reason, and nothing typed
+before it is lost. The finished sheet is stored through intake.store_result
+as a `paper` result; `close()` ends a match left unfinished (a forfeit, or
+the judge's close keeping every deal) from the events the box still holds.
+"""
+
+from nakk.event import SIDES, EventError, encode
+from nakk.match import Match
+
+from nakk_host import assign as A
+from nakk_host import players as P
+from nakk_host.intake import next_paper_id, store_result
+from nakk_host.tournament import TournamentError
+
+HELP = ("Enter: the next deal   p OFFENCE SIDE: a penalty   r REASON: a redeal   u: undo the last entry   "
+        "a SIDE POINTS REASON: an adjustment   f SIDE: a forfeit   c REASON: close unfinished   "
+        "q: quit, nothing stored")
+
+
+class Quit(Exception):
+    """The judge left the sheet: nothing is stored."""
+
+
+def _err(e):
+    return "%s%s" % ((e.field + ": ") if e.field else "", e.reason)
+
+
+class Sheet:
+    """One match being typed in. Every method either applies one event or raises EventError
+    (with the rules' reason) and changes nothing."""
+
+    def __init__(self, setup, lang=1):
+        ev = dict(setup, seq=1, type="setup", v=1)
+        self.m = Match()
+        self.m.apply(ev)
+        self.events = [ev]
+        self.lang = lang
+
+    def _apply(self, ev):
+        ev = dict(ev, seq=self.m.seq + 1)
+        self.m.apply(ev)
+        self.events.append(ev)
+        return ev
+
+    def form(self):
+        """(fixed fields, steps) of the next deal, from the ruleset."""
+        return self.m.rules.form(self.m.st, self.m.cfg)
+
+    @staticmethod
+    def offered(step, answers, fixed):
+        out = []
+        for c in step["choices"]:
+            w = c.get("when")
+            if w is not None and answers.get(w[0], fixed.get(w[0])) not in w[1]:
+                continue
+            out.append(c)
+        return out
+
+    def answer(self, step, answers, fixed, text):
+        """Apply one typed answer to a step: "N SIDE" (the choice's number and the side its
+        field takes), "N" for a choice without a side, or "rest" (Schmier: this point and
+        the later ones to the bidder). Returns the updated answers; ValueError in words."""
+        offered = self.offered(step, answers, fixed)
+        words = text.replace(",", " ").split()
+        if not words:
+            raise ValueError("type a number from the list")
+        if words[0] == "rest" and step.get("rest"):
+            who = answers.get(step["rest"])
+            if who is None:
+                raise ValueError("no %s yet to give the rest to" % step["rest"])
+            return dict(answers, _rest=who)
+        w0 = words[0]
+        side = None
+        if len(w0) > 1 and w0[-1].upper() in SIDES and w0[:-1].isdigit():
+            w0, side = w0[:-1], w0[-1].upper()
+        elif len(words) > 1:
+            side = words[1].upper()
+        if not w0.isdigit() or not 1 <= int(w0) <= len(offered):
+            raise ValueError("choose 1 to %d" % len(offered))
+        c = offered[int(w0) - 1]
+        n = self.m.rules.sides
+        out = dict(answers)
+        out[step["key"]] = c["value"]
+        if c.get("side") is not None:
+            if side not in SIDES[:n]:
+                raise ValueError("%s needs a side: %s" % (c["label"][self.lang], " or ".join(SIDES[:n])))
+            out[c["side"]] = side
+        elif side is not None:
+            raise ValueError("%s takes no side" % c["label"][self.lang])
+        return out
+
+    def deal(self, fields):
+        return self._apply(dict(fields, type="deal"))
+
+    def penalty(self, offence, by):
+        return self._apply({"type": "penalty", "offence": offence, "by": by.upper()})
+
+    def redeal(self, reason):
+        return self._apply({"type": "redeal", "reason": reason})
+
+    def adjust(self, side, points, reason):
+        return self._apply({"type": "adjust", "side": side.upper(), "points": points, "reason": reason})
+
+    def undo(self):
+        if not self.m.in_force:
+            raise EventError("target", "there is no entry to undo")
+        return self._apply({"type": "cancel", "target": self.m.in_force[-1]})
+
+    def forfeit(self, by, reason=None):
+        ev = {"type": "forfeit", "by": by.upper()}
+        if reason:
+            ev["reason"] = reason
+        return self._apply(ev)
+
+    def close(self, reason):
+        return self._apply({"type": "close", "reason": reason})
+
+    def sign(self, confirmed):
+        """Both (all) sides signed the sheet: confirm events; or disputed."""
+        for i in range(self.m.rules.sides):
+            self._apply({"type": "confirm" if confirmed else "dispute", "by": SIDES[i]})
+
+    def raw(self):
+        return b"\n".join(encode(e) for e in self.events)
+
+    def score_text(self):
+        s = self.m.summary()
+        parts = ["%s %d" % (SIDES[i], s["final"][i] if s["over"] else s["score"][i]) for i in range(len(s["score"]))]
+        return ", ".join(parts)
+
+
+def _deal_steps(sheet, ask, say):
+    """Ask every step of one deal; returns the deal's fields (raises Quit)."""
+    fixed, steps = sheet.form()
+    answers = {}
+    k = 0
+    while k < len(steps):
+        st = steps[k]
+        offered = sheet.offered(st, answers, fixed)
+        if not offered:
+            k += 1
+            continue
+        menu = "  ".join("%d %s%s" % (i + 1, c["label"][sheet.lang],
+                                       " [%s]" % c["side"] if c.get("side") else "") for i, c in enumerate(offered))
+        hint = " (or rest: to the %s)" % st["rest"] if st.get("rest") else ""
+        hint += " (u: drop this deal)"
+        text = ask("%s: %s%s > " % (st["label"][sheet.lang], menu, hint))
+        if text.strip() == "q":
+            raise Quit()
+        if text.strip() == "u":
+            return None                     # drop this deal's answers: back to the deal prompt
+        try:
+            got = sheet.answer(st, answers, fixed, text)
+        except ValueError as e:
+            say("  %s" % e)
+            continue
+        if "_rest" in got:
+            who = got.pop("_rest")
+            while k < len(steps) and steps[k].get("rest") == st["rest"]:
+                first = sheet.offered(steps[k], got, fixed)[0]
+                got[steps[k]["key"]] = first["value"]
+                got[first["side"]] = who
+                k += 1
+            answers = got
+            continue
+        answers = got
+        k += 1
+    out = dict(fixed)
+    out.update(answers)
+    return out
+
+
+def run_sheet(sheet, ask, say):
+    """The interactive loop: commands and deals until the match is over (or closed). Raises Quit."""
+    say(HELP)
+    while not sheet.m.st.over:
+        text = ask("[%s] deal %d > " % (sheet.score_text(), sheet.m.st.deals + 1)).strip()
+        words = text.split()
+        try:
+            if not words:
+                fields = _deal_steps(sheet, ask, say)
+                if fields is None:
+                    say("  deal dropped, nothing entered")
+                    continue
+                sheet.deal(fields)
+            elif words[0] == "q":
+                raise Quit()
+            elif words[0] == "p" and len(words) == 3:
+                sheet.penalty(words[1], words[2])
+            elif words[0] == "r" and len(words) == 2:
+                sheet.redeal(words[1])
+            elif words[0] == "u" and len(words) == 1:
+                sheet.undo()
+            elif words[0] == "a" and len(words) >= 4:
+                sheet.adjust(words[1], int(words[2]), " ".join(words[3:]))
+            elif words[0] == "f" and len(words) >= 2:
+                sheet.forfeit(words[1], " ".join(words[2:]) or None)
+            elif words[0] == "c" and len(words) >= 2:
+                sheet.close(" ".join(words[1:]))
+            else:
+                say("  not understood: %r. %s" % (text, HELP))
+                continue
+        except EventError as e:
+            say("  refused (the rules): %s" % _err(e))
+            continue
+        except ValueError as e:
+            say("  %s" % e)
+            continue
+        say("  %s" % sheet.score_text())
+    s = sheet.m.summary()
+    say("Over: %s%s" % (sheet.score_text(), ", winner %s" % s["winner"] if s["winner"] else ", no winner"))
+    if s["ended"] not in ("closed", "forfeit"):
+        while True:
+            a = ask("Signed by every side? (y: confirmed, n: disputed, q: quit) > ").strip().lower()
+            if a in ("y", "n"):
+                sheet.sign(a == "y")
+                break
+            if a == "q":
+                raise Quit()
+
+
+def sheet_for(conn, t, round_no, table_no, room=0):
+    """A Sheet set up as the box would have been (the table's assignment, without a clock)."""
+    a = A.assignment(conn, t, round_no, table_no, room)
+    a.pop("clock", None)
+    return Sheet(a)
+
+
+def store_sheet(conn, t, sheet, by, why, kind="enter"):
+    """Store a typed-in or rescued match as a paper result, and the judge's record of it."""
+    setup = sheet.events[0]
+    rid = next_paper_id(conn)
+    row, status, problems, _ = store_result(conn, rid, sheet.raw(), "paper")
+    with conn:
+        P.record(conn, t, kind, by, why, result_id=rid, round_no=setup.get("round"), table_no=setup.get("table"),
+                 room=setup.get("room"))
+    return rid, status, problems
+
+
+def close(conn, t, round_no, table_no, by, why, events=(), room=0, forfeit=None):
+    """Close a match left unfinished on a dead box: its events so far (as the box holds them,
+    parsed dicts; none if nothing could be read) are kept, then a forfeit by `forfeit` or the
+    judge's close. Refuses events of another table. Returns (result id, status, problems)."""
+    events = list(events)
+    if events:
+        setup = dict(events[0])
+        want = {"tournament": t["code"], "round": round_no, "table": table_no}
+        for key, value in want.items():
+            if setup.get(key) != value:
+                raise TournamentError("these events are of %s %r, not %r: place them with `nakk correct --place`"
+                                      % (key, setup.get(key), value))
+        if room and setup.get("room") != room:
+            raise TournamentError("these events are of room %r, not %d" % (setup.get("room"), room))
+        for key in ("seq", "type", "v"):
+            setup.pop(key, None)
+        try:
+            sheet = Sheet(setup)
+            for ev in events[1:]:
+                ev = dict(ev)
+                ev.pop("seq", None)
+                sheet._apply(ev)
+        except EventError as e:
+            raise TournamentError("the box's events do not fold: %s" % _err(e))
+    else:
+        sheet = sheet_for(conn, t, round_no, table_no, room)
+    if sheet.m.st.over:
+        raise TournamentError("this match is over already: sync or enter it, there is nothing to close")
+    try:
+        if forfeit:
+            sheet.forfeit(forfeit, why)
+        else:
+            sheet.close(why)
+    except EventError as e:
+        raise TournamentError(_err(e))
+    return store_sheet(conn, t, sheet, by, why, kind="close")

@@ -1,0 +1,129 @@
+"""Exports for spreadsheets and the notice board: standings, matches and deals as CSV, and a printable page.
+
+CSV files are UTF-8 with a BOM (so a spreadsheet opens õ ä ö ü š ž right)
+and separated by semicolons (Estonian spreadsheets use the comma as the
+decimal mark and read `;` as the list separator). The printable page is one
+HTML file with print CSS (A4, the header row again on every page), made from
+a Jinja2 template; everything in it comes from standings.py.
+"""
+
+import csv
+import io
+import os
+
+import jinja2
+
+from nakk.event import SIDES
+from nakk.match import Match
+
+from nakk_host import standings as S
+from nakk_host.tournament import TournamentError
+
+HEADERS = {
+    "rank": "Koht", "no": "Nr", "name": "Nimi", "club": "Klubi", "played": "Mänge", "wins": "Võite",
+    "draws": "Viike", "losses": "Kaotusi", "byes": "Vabu", "nakks": "Nakke", "against": "Vastu", "diff": "Vahe",
+    "deductions": "Maha", "points": "Punkte", "mp": "Matšipunkte", "stages_played": "Etappe",
+}
+NUMERIC = ("rank", "no", "played", "wins", "draws", "losses", "byes", "nakks", "against", "diff", "deductions",
+           "points", "mp", "stages_played")
+
+
+def _csv(rows):
+    out = io.StringIO()
+    w = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    for r in rows:
+        w.writerow(r)
+    return out.getvalue()
+
+
+def standings_csv(st):
+    cols = st["columns"]
+    rows = [[HEADERS.get(c, c) for c in cols] + ["Staatus"]]
+    for r in st["rows"]:
+        rows.append([r[c] for c in cols] + [r["status"]])
+    return _csv(rows)
+
+
+def matches_csv(conn, t):
+    ents = S._entrants(conn, t)
+    rows = [["round", "table", "state", "counted", "side", "no", "name", "final", "winner", "result_ids", "problems"]]
+    for m in S.matches(conn, t):
+        for i, eid in enumerate(m["entrants"]):
+            e = ents[eid]
+            rows.append([m["round"], m["table"], m["state"], "yes" if m["counted"] else "no", SIDES[i], e["no"],
+                         e["name"], "" if m["final"] is None else m["final"][i],
+                         "" if m["winner"] is None else ents[m["winner"]]["no"], " ".join(m["result_ids"]),
+                         " | ".join(m["problems"])])
+    return _csv(rows)
+
+
+DEAL_FIELDS = ("game", "contract", "maker", "result", "winner", "board", "bidder", "bid", "high", "low", "right",
+               "left", "joker", "capture", "sohk", "offence", "offender", "by", "side", "points", "reason", "target")
+
+
+def deals_csv(conn, t):
+    """Every event of every result placed in the tournament, with the score after it (folded again)."""
+    places, unplaced = S._placed_results(conn, t)
+    rows = [["result_id", "source", "status", "round", "table", "room", "seq", "type"] + list(DEAL_FIELDS) +
+            ["score_after"]]
+    results = [r for rs in places.values() for r in rs] + unplaced
+    for r in sorted(results, key=lambda r: r["id"]):
+        events = S.fold_result(r["events"], r["sha256"])[0]
+        m = Match()
+        for ev in events:
+            m.apply(ev)
+            score = "" if m.st is None else " ".join(str(x) for x in m.st.score)
+            rows.append([r["result_id"], r["source"], r["status"], r["round_no"], r["table_no"], r["room"] or "",
+                         ev["seq"], ev["type"]] + [_cell(ev.get(f)) for f in DEAL_FIELDS] + [score])
+    return _csv(rows)
+
+
+def _cell(v):
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return " ".join(str(x) for x in v)
+    return v
+
+
+def standings_html(st, season_name=None):
+    env = jinja2.Environment(loader=jinja2.PackageLoader("nakk_host", "templates"),
+                             autoescape=jinja2.select_autoescape(("html",)))
+    if season_name is not None:
+        title = "Hooaeg %s: üldtulemus" % season_name
+        meta = "%d etappi: %s" % (len(st["stages"]), ", ".join("%s (%s)" % (s["name"], s["date"] or "")
+                                                             for s in st["stages"]))
+        pending = []
+    else:
+        tt = st["tournament"]
+        title = tt["name"]
+        meta = " · ".join(x for x in (tt["date"], tt["place"], tt["ruleset"],
+                                       "pärast %d. vooru / after round %d" % (st["round"], st["round"])) if x)
+        pending = st["pending"]
+    return env.get_template("standings.html").render(
+        title=title, meta=meta, order_text=st["order_text"], columns=st["columns"], headers=HEADERS,
+        numeric=NUMERIC, rows=st["rows"], pending=pending,
+        foot="Arvutatud iga partii sündmustest (nakk). Recomputed from every match's stored events.")
+
+
+def write(path, text, force=False, bom=False):
+    """Write a file, never over an existing one unless asked."""
+    if os.path.exists(path) and not force:
+        raise TournamentError("%s exists; give another name or --force to overwrite it" % path)
+    with open(path, "w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
+        f.write(text)
+    return path
+
+
+def export_all(conn, t, out_dir, force=False):
+    """standings.csv, matches.csv, deals.csv and standings.html of a tournament into out_dir."""
+    os.makedirs(out_dir, exist_ok=True)
+    st = S.standings(conn, t)
+    files = [("standings.csv", standings_csv(st), True), ("matches.csv", matches_csv(conn, t), True),
+             ("deals.csv", deals_csv(conn, t), True), ("standings.html", standings_html(st), False)]
+    for name, _, _ in files:
+        if os.path.exists(os.path.join(out_dir, name)) and not force:
+            raise TournamentError("%s exists; give another --out or --force to overwrite" % os.path.join(out_dir, name))
+    return [write(os.path.join(out_dir, name), text, True, bom) for name, text, bom in files]
