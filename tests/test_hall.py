@@ -290,3 +290,42 @@ def test_a_database_that_goes_away_is_a_plain_error_not_a_crash(hall):
     assert "503" in str(e.value)
     assert e.value.read().decode().startswith("nakk serve: andmebaasi ei saa lugeda / cannot read the database")
     assert srv.proc.poll() is None              # still serving
+
+
+def _cell(html, name, col):
+    import re
+    row = html.split('<tr data-name="%s"' % name, 1)[1].split("</tr>", 1)[0]
+    return re.search(r'class="num c-%s[^"]*">([^<]*)<' % col, row).group(1)
+
+
+def test_a_correction_and_a_deduction_reach_open_pages_within_2_s(tmp_path):
+    from hallkit import hall_tournament
+    from nakk_host import acts
+    db = str(tmp_path / "judge.db")
+    conn = store.open_db(db)
+    t, tables = hall_tournament(conn, 8)
+    srv = Served(db)
+    try:
+        page = srv.get("/")[1]
+        since = page.split('data-since="', 1)[1].split('"', 1)[0]
+        a, b = tables[0]                       # box-1: side A won 16 : 0 (+2 prillid)
+        assert _cell(page, a, "nakks") == "18"
+        s = Sse(srv.port, "/events?since=" + since)
+        try:
+            t0 = time.monotonic()
+            acts.correct(conn, t, "box-1", "kohtunik", "A's count was 2 too high", points=[-2, 0])
+            got = s.next_event(5)
+            assert got is not None and time.monotonic() - t0 < 2.0
+            assert _cell(srv.get("/")[1], a, "nakks") == "16"
+            t0 = time.monotonic()
+            acts.deduct(conn, t, 1, "kohtunik", "lärm")
+            got = s.next_event(5)
+            assert got is not None and time.monotonic() - t0 < 2.0
+            page = srv.get("/")[1]
+            assert _cell(page, "Mets/Tamm", "no") == "1"          # pair no 1
+            assert _cell(page, "Mets/Tamm", "deductions") == "−4"
+        finally:
+            s.close()
+    finally:
+        srv.close()
+        conn.close()
