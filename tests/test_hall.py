@@ -74,7 +74,7 @@ def test_schmier_points_are_named_per_team():
     row = d["rows"][0]
     assert row["delta"] == [1, -4, 1]            # B bid 4 and took 3: set
     et, en = row["words"]
-    assert "Pakkumine" not in et and "4 (pakkuja B Šokk)" in et
+    assert "Pakkumine 4 (pakkuja B Šokk)" in et
     assert "Kõrge B Šokk" in et and "Madal A Õun" in et and "Vasak C Žürii" in et
     assert "High B Šokk" in en and "Tie: nobody" in en
 
@@ -329,3 +329,48 @@ def test_a_correction_and_a_deduction_reach_open_pages_within_2_s(tmp_path):
     finally:
         srv.close()
         conn.close()
+
+
+def test_every_page_of_a_schmier_and_a_sasku_tournament(tmp_path):
+    """Three teams a table (Schmier) and team matches over two rooms (Turniirisasku) on every page, both languages."""
+    from judge_kit import raw_of
+    from nakk_host import draw as D
+    from nakk_host import players as P
+    from nakk_host import standings as S
+    from nakk_host import tournament as T
+    db = str(tmp_path / "judge.db")
+    conn = store.open_db(db)
+    ts = T.create(conn, "Schmieri õhtu", "schmier", "schmier", 1, code="sch")
+    P.add_many(conn, ts, [{"name": n} for n in ("Hundid", "Karud", "Ilvesed")])
+    D.draw_next(conn, ts, seed=1)
+    names = [s["name"] for s in S.round_tables(conn, ts)["tables"][0]["sides"]]
+    evs = [{"type": "setup", "v": 1, "ruleset": "schmier", "tournament": "sch", "round": 1, "table": 1,
+            "sides": [{"id": x, "name": n} for x, n in zip("ABC", names)]}]
+    evs += [{"type": "deal", "bidder": "A", "bid": 6, "high": "A", "low": "A", "right": "A", "left": "A",
+             "joker": "A", "game": "A"}] * 4
+    evs += [{"type": "confirm", "by": s} for s in "ABC"]
+    evs = [dict(e, seq=i + 1) for i, e in enumerate(evs)]
+    store_result(conn, raw_of(evs), "s1")
+    tk = T.create(conn, "Turniirisasku", "sasku", "teams", 1, boards=2, code="sasku1")
+    P.add_many(conn, tk, [{"name": n, "players": [n + str(i) for i in range(4)]} for n in ("Tiigrid", "Karud")])
+    D.draw_next(conn, tk, seed=3)
+    conn.close()
+    srv = Served(db)
+    try:
+        for code, expect in (("sch", (names[0], "24")), ("sasku1", ("Tiigrid", "Karud"))):
+            for path in ("/", "/season", "/draw", "/tables", "/projector"):
+                for lang in ("", "&lang=en"):
+                    status, html = srv.get("%s?t=%s%s" % (path, code, lang))
+                    assert status == 200, (code, path)
+                    if path != "/season":
+                        assert expect[0] in html, (code, path, lang)
+                    if path != "/season" and (code == "sasku1" or path != "/draw"):
+                        assert expect[1] in html, (code, path, lang)
+            draw = srv.get("/draw?t=%s" % code)[1]
+            assert ("Ruum" in draw) == (code == "sasku1")
+        status, html = srv.get("/match/s1?lang=en")
+        assert "Bid 6 (bidder A {0}), High A {0}".format(names[0]) in html
+        tables = srv.get("/tables?t=sch")[1]
+        assert 'data-state="verified"' in tables and 'href="/match/s1?t=sch"' in tables
+    finally:
+        srv.close()

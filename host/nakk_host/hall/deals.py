@@ -94,6 +94,8 @@ def _deal_words(rules, st, cfg, ev, names, fresh):
             parts.append(_both("%s %s" % (chosen["label"][0], who), "%s %s" % (chosen["label"][1], who)))
             continue
         label = chosen["label"]
+        if label[1].isdigit():      # a bare number (Schmier's bid) says more with its question: "Bid 6"
+            label = ("%s %s" % (stp["label"][0], label[0]), "%s %s" % (stp["label"][1], label[1]))
         field = chosen.get("side")
         if field and field in ev:
             used.add(field)
