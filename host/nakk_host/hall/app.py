@@ -12,6 +12,7 @@ import contextlib
 import os
 import sqlite3
 import time
+from urllib.parse import urlencode
 
 import jinja2
 from starlette.applications import Starlette
@@ -120,7 +121,6 @@ class Hall:
                 q["lang"] = "en"
             if not q:
                 return path
-            from urllib.parse import urlencode
             return path + "?" + urlencode(q)
 
         other = dict(request.query_params)
@@ -128,7 +128,6 @@ class Hall:
             other.pop("lang", None)
         else:
             other["lang"] = "en"
-        from urllib.parse import urlencode
         ctx.update(
             lang=lang, L=1 if lang == "en" else 0, w=lambda k: word(k, lang), url=url,
             col=lambda k: COLUMNS.get(k, (k, k))[1 if lang == "en" else 0], narrow_hidden=NARROW_HIDDEN,
@@ -188,7 +187,6 @@ class Hall:
         nxt = page % pages + 1
         params = dict(request.query_params)
         params["page"] = str(nxt)
-        from urllib.parse import urlencode
         return self.render(request, "projector.html", v, d=d, per=per, page=page, pages=pages,
                            next_url=request.url.path + "?" + urlencode(params))
 
