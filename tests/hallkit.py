@@ -83,7 +83,8 @@ NAMES = ["Mets/Tamm", "Saar/Kask", "Õun/Pärn", "Šokk/Žürii", "Mägi/Org", "
          "Kõiv/Lepp", "Vaher/Haab", "Kukk/Kana", "Hirv/Põder", "Lõhe/Ahven", "Kivi/Liiv", "Tuul/Vihm", "Päike/Kuu"]
 
 
-def hall_tournament(conn, n=8, played=None, season="Saaremaa hooaeg 2026", name="Kuressaare karikas"):
+def hall_tournament(conn, n=8, played=None, season="Saaremaa hooaeg 2026", name="Kuressaare karikas", ids="box-",
+                    date="2026-12-01"):
     """A Saare mäng stage with n pairs, round 1 drawn, and `played` of its tables in (default: all but one).
 
     Returns (tournament, [[side A name, side B name] per table]). Results go in through intake.store_result,
@@ -92,13 +93,13 @@ def hall_tournament(conn, n=8, played=None, season="Saaremaa hooaeg 2026", name=
     from nakk_host import draw as D
     from nakk_host import standings as S
     names = [NAMES[i % len(NAMES)] + ("" if i < len(NAMES) else " %d" % (i // len(NAMES) + 1)) for i in range(n)]
-    t = stage(conn, names, season=season, name=name)
+    t = stage(conn, names, season=season, name=name, date=date)
     D.draw_next(conn, t, seed=7)
     tables = [[s["name"] for s in tb["sides"]] for tb in S.round_tables(conn, t["code"])["tables"] if not tb["bye"]]
     if played is None:
         played = len(tables) - 1
     for i in range(played):
-        store(conn, "box-%d" % (i + 1), table_events(t["code"], i + 1, tables[i], i))
+        store(conn, "%s%d" % (ids, i + 1), table_events(t["code"], i + 1, tables[i], i))
     return t, tables
 
 

@@ -374,3 +374,26 @@ def test_every_page_of_a_schmier_and_a_sasku_tournament(tmp_path):
         assert 'data-state="verified"' in tables and 'href="/match/s1?t=sch"' in tables
     finally:
         srv.close()
+
+
+def test_the_season_page_sums_the_stages_with_each_stage_rank(tmp_path):
+    from hallkit import hall_tournament
+    from nakk_host import standings as S
+    db = str(tmp_path / "judge.db")
+    conn = store.open_db(db)
+    hall_tournament(conn, 6, name="Etapp A", date="2026-11-01")
+    hall_tournament(conn, 6, name="Etapp B", ids="b-")
+    want = S.season(conn, "Saaremaa hooaeg 2026")
+    conn.close()
+    srv = Served(db)
+    try:
+        html = srv.get("/season")[1]
+        assert "Saaremaa hooaeg 2026" in html and "Etapp A (2026-11-01), Etapp B (2026-12-01)" in html
+        for r in want["rows"]:
+            assert _cell(html, r["name"], "rank") == str(r["rank"])
+            assert _cell(html, r["name"], "nakks") == str(r["nakks"])
+            row = html.split('<tr data-name="%s"' % r["name"], 1)[1].split("</tr>", 1)[0]
+            ranks = [x.strip() for x in row.split('c-stage">')[1:]]
+            assert [x.split("<")[0] for x in ranks] == [str(s["rank"]) if s else "–" for s in r["stages"]]
+    finally:
+        srv.close()

@@ -155,7 +155,7 @@ class Hall:
         return request.query_params.get("t") or None
 
     async def standings_page(self, request):
-        d, v = await self.data("standings", self.pages.standings, self._code(request))
+        d, v = await self.data("standings", self.pages.standings, self._code(request), self._round(request))
         return self.render(request, "standings.html", v, d=d)
 
     async def season_page(self, request):
@@ -175,7 +175,7 @@ class Hall:
         return self.render(request, "tables.html", v, d=d)
 
     async def projector_page(self, request):
-        d, v = await self.data("standings", self.pages.standings, self._code(request))
+        d, v = await self.data("standings", self.pages.standings, self._code(request), None)
         # Without scripting the server pages the rows: `rows` a page, the page refreshing to the next.
         per = request.query_params.get("rows", "")
         per = int(per) if per.isdigit() and int(per) > 0 else 12

@@ -87,16 +87,16 @@ class Pages:
         except T.TournamentError:
             return None
 
-    def standings(self, code=None):
-        """{standings: S.standings(...), tables: S.round_tables(...)} or None without a tournament."""
+    def standings(self, code=None, round_no=None):
+        """{standings: S.standings(...) after round_no (default: all in)} or None without a tournament."""
         conn = self._conn()
         try:
             t = self._tournament(conn, code)
             if t is None:
                 return None
-            st = S.standings(conn, t["code"])
+            st = S.standings(conn, t["code"], round_no)
             st["columns"] = shown_columns(st)
-            return {"standings": st, "tables": S.round_tables(conn, t["code"])}
+            return {"standings": st}
         finally:
             conn.close()
 

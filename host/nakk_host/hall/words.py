@@ -59,6 +59,7 @@ WORDS = {
     "deduction": ("mahaarvamine", "deduction"),
     "no_season": ("Sellel turniiril pole hooaega.", "This tournament belongs to no season."),
     "stages": ("Etapid", "Stages"),
+    "stage_short": ("E", "S"),
     "pending": ("Tulemust ootavad lauad", "Tables still to come in"),
     "of": ("/", "of"),
     "bye": ("vaba voor", "bye"),
