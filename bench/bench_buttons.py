@@ -23,9 +23,8 @@ Figures printed:
    (from the release edge): (a) on this port's select, (b) with RpPoll, a
    Python stand-in for rp2's select (see below), each sample the fastest of
    PASSES identical passes; (c) the poll loop alone, one pass (there the
-   phase against the timer task's wakes is the latency); then side PRESS
-   with chords and a LONG (from the tick the hold reached long_ms), which
-   come from the timer task.
+   phase against the timer task's wakes is the latency); then a LONG (from
+   the tick the hold reached long_ms), which comes from the timer task.
 
 The unix port's select.poll, when a registered object has no file descriptor
 (a ThreadSafeFlag), first sleeps in poll(2) for its ioctl period (1 ms) and
@@ -38,12 +37,11 @@ than rp2's C: an upper bound of the Python an edge costs up to the UI.
 Latency budget: the ISR latches the edge at once (microseconds, even with the
 loop busy; during a flash erase the hardware latches it and the ISR runs when
 the erase ends) and sets the ThreadSafeFlag the edge task waits on: the task
-polls at once, so a side PRESS (chord_ms=0) and a cluster SHORT (decided on
+polls at once, so a side PRESS and a cluster SHORT (decided on
 the release edge itself, the press having been down steadily for
 debounce_ms) reach the UI as fast as the loop can switch tasks. The timer
 task wakes exactly at each timer (and at least every poll_ms, 10 ms, a safety
-net): a side PRESS with chords comes chord_ms (40 ms) after the edge, a LONG
-exactly long_ms after the press; only a press shorter than debounce_ms gets
+net): a LONG exactly long_ms after the press; only a press shorter than debounce_ms gets
 its SHORT debounce_ms (25 ms) after its last edge. Without ThreadSafeFlag the
 edge waits for the timer task's next wake: up to poll_ms. Add to each the
 longest stretch any other task runs without awaiting (render, journal flush):
@@ -80,7 +78,7 @@ PASSES = 5               # live samples: each keeps its fastest of this many ide
 A, B, C, PREV, OK, NEXT = 0, 1, 2, 3, 4, 5
 
 # One cycle of every event kind, (ms into the cycle, button, level), each edge
-# with 2 bounce edges: SHORT OK, LONG NEXT, CHORD A+B, PRESS C, LONG PREV,
+# with 2 bounce edges: SHORT OK, LONG NEXT, PRESS A and B 10 ms apart, PRESS C, LONG PREV,
 # FAULT PREV, CLEAR PREV.
 STEPS = ((0, OK, 0), (100, OK, 1), (200, NEXT, 0), (1100, NEXT, 1),
          (1200, A, 0), (1210, B, 0), (1300, A, 1), (1300, B, 1),
@@ -152,7 +150,7 @@ def end_to_end(flag=True):
     return res[0]
 
 
-def schedule_latency(chord_ms, what, flag=True):
+def schedule_latency(what, flag=True):
     """Worst and mean delay (ms) over every phase of the edge against the timer task's wakes.
 
     flag: the driver has its edge task (ThreadSafeFlag): it polls at each edge,
@@ -164,7 +162,7 @@ def schedule_latency(chord_ms, what, flag=True):
         clk = S.SimClock(0)
         pins = S.make_pins()
         K.ThreadSafeFlag = FLAG if flag else None
-        b = K.Buttons(pins, clock=clk, chord_ms=chord_ms)
+        b = K.Buttons(pins, clock=clk)
         K.ThreadSafeFlag = FLAG
         edge_task = b._flag is not None
         wake = 0
@@ -262,7 +260,7 @@ class RpPoll:
         raise StopIteration
 
 
-def live_latency(chord_ms, n=20, what="PRESS", flag=True, rp=False):
+def live_latency(n=20, what="PRESS", flag=True, rp=False):
     """Edge (ticks_us before the pin moves) to the UI's `await get()` returning, live loop, real clock (us).
 
     The UI task is parked in `await b.get()` before each edge, as the app's
@@ -279,7 +277,7 @@ def live_latency(chord_ms, n=20, what="PRESS", flag=True, rp=False):
             core._io_queue.poller = RpPoll()
         pins = S.make_pins()
         K.ThreadSafeFlag = FLAG if flag else None
-        b = K.Buttons(pins, chord_ms=chord_ms)
+        b = K.Buttons(pins)
         K.ThreadSafeFlag = FLAG
         t0 = [0] * n
         got = [0] * n
@@ -324,7 +322,7 @@ def live_long(n=20, long_ms=100):
     """The hold reaching long_ms to the UI's `await get()` returning, RpPoll, us: (median, max, mean).
 
     ticks_ms and ticks_us tick together on this port, so the moment the hold
-    reached long_ms is b.time * 1000 on the ticks_us scale. The timer task
+    reached long_ms is the event's time (K.at) * 1000 on the ticks_us scale. The timer task
     sleeps in whole ms, as on the Pico: the figure includes the part of a ms
     the loop's sleep runs past the tick."""
     core._io_queue.poller = RpPoll()
@@ -335,7 +333,8 @@ def live_long(n=20, long_ms=100):
     async def ui():
         for k in range(n):
             ev = await b.get()
-            lat[k] = time.ticks_us() - b.time * 1000
+            t = time.ticks_us()
+            lat[k] = K.span(K.at(ev), t // 1000) * 1000 + t % 1000
             assert K.kind(ev) == K.LONG
 
     async def world():
@@ -366,7 +365,7 @@ def _stats(v):
 def main():
     print("nakk.buttons bench on MicroPython %s (unix port, -X heapsize=320K)"
           % ".".join(str(v) for v in sys.implementation.version[:3]))
-    print("defaults: debounce_ms=25 long_ms=800 stuck_ms=5000 chord_ms=40 poll_ms=10 ring=64 queue=16")
+    print("defaults: debounce_ms=25 long_ms=800 stuck_ms=5000 poll_ms=10 ring=64 queue=16")
     print("asyncio.ThreadSafeFlag on this port: %s" % ("yes: edges wake the edge task" if FLAG else
                                                        "NO: the poll loop alone (poll_ms)"))
     n, by = driver_path()
@@ -385,32 +384,26 @@ def main():
     print("  (the rest is the UI's two coroutine frames, get() and Event.wait(); objects on the")
     print("   64-bit unix port are about twice their Pico size; timer wakes (sleep_ms) allocate 0)")
     print("latency on the tasks' wake schedule (edge latched -> event queued), all phases, ms:")
-    rows = ((40, "PRESS", "side PRESS, chord_ms=40      "),
-            (10, "PRESS", "side PRESS, chord_ms=10      "),
-            (0, "PRESS", "side PRESS, chord_ms=0 (app) "),
-            (40, "SHORT", "cluster SHORT after release  "),
-            (40, "LONG", "cluster LONG past long_ms    "))
-    for chord, what, label in rows:
-        w, m = schedule_latency(chord, what)
+    rows = (("PRESS", "side PRESS                   "),
+            ("SHORT", "cluster SHORT after release  "),
+            ("LONG", "cluster LONG past long_ms    "))
+    for what, label in rows:
+        w, m = schedule_latency(what)
         line = "  %s worst %3d, mean %5.1f" % (label, w, m)
         if FLAG:
-            w0, m0 = schedule_latency(chord, what, flag=False)
+            w0, m0 = schedule_latency(what, flag=False)
             line += "   (poll loop alone: worst %3d, mean %5.1f)" % (w0, m0)
         print(line)
     print("live loop, real clock: edge -> the UI's `await get()` returned, us, median / max / mean")
     print("  (edge wake: each sample the fastest of %d passes; poll loop alone: one pass)" % PASSES)
-    for what, label in (("PRESS", "side PRESS chord_ms=0  "), ("SHORT", "cluster SHORT (release)")):
+    for what, label in (("PRESS", "side PRESS             "), ("SHORT", "cluster SHORT (release)")):
         if FLAG:
-            med, mx, mean = live_latency(0, what=what, rp=True)
+            med, mx, mean = live_latency(what=what, rp=True)
             print("  %s edge wake, rp2-order select (RpPoll): %6d %6d %6d" % (label, med, mx, mean))
-            med, mx, mean = live_latency(0, what=what)
+            med, mx, mean = live_latency(what=what)
             print("  %s edge wake, this port's select:        %6d %6d %6d" % (label, med, mx, mean))
-        med, mx, mean = live_latency(0, what=what, flag=False)
+        med, mx, mean = live_latency(what=what, flag=False)
         print("  %s poll loop alone (poll_ms=10):        %6d %6d %6d" % (label, med, mx, mean))
-    for chord in (40, 10):
-        med, mx, mean = live_latency(chord, rp=bool(FLAG))
-        print("  side PRESS chord_ms=%d, timer task%s:          %6d %6d %6d"
-              % (chord, " (RpPoll)" if FLAG else "", med, mx, mean))
     if FLAG:
         med, mx, mean = live_long()
         print("  cluster LONG (long_ms=100) from the hold reaching it, RpPoll: %6d %6d %6d" % (med, mx, mean))

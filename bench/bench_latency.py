@@ -59,7 +59,7 @@ CAP = 1200            # presses the arrays hold (30 matches of this seed take ab
 SPI_NS_PER_BYTE = 896     # 8 bits at 8.93 MHz (125 MHz / 14): see docs/latency.md
 WINDOW_BYTES = 6          # column/page window command bytes per run of pages
 RING_US = 480             # 16 LEDs x 24 bits x 1.25 us, per ring
-# Driver part (bench/bench_buttons.py, chord_ms=0 as the app builds it). The ISR sets a ThreadSafeFlag that
+# Driver part (bench/bench_buttons.py, as the app builds it). The ISR sets a ThreadSafeFlag that
 # wakes the driver's edge task, so a side PRESS and a cluster SHORT (decided on the release edge, the press
 # having been down steadily for debounce_ms) wait for no poll: 0 on the tasks' wake schedule (with the 10 ms
 # poll alone it was mean 4.5, worst 9 there and 10.3 on a live loop). A LONG is emitted by the timer task
@@ -707,7 +707,7 @@ def _presses(factor):
     print()
     print("Pico estimate, ms: unix-port time x %.0f; wire = (128 per page + %d per run) x %d ns;"
           " bitstream %d us per ring x %d rings" % (factor, WINDOW_BYTES, SPI_NS_PER_BYTE, RING_US, nring))
-    print("  event seen (driver, bench_buttons.py, chord_ms=0): the ISR wakes the edge task, so a side PRESS and a"
+    print("  event seen (driver, bench_buttons.py): the ISR wakes the edge task, so a side PRESS and a"
           " cluster SHORT wait %.0f / %.0f," % (SIDE_SEEN[0], SIDE_SEEN[1]))
     print("  a LONG %.0f / %.0f after the hold reached 800 ms (the ms tick); + the Python from the edge to get:"
           " PRESS %d / %d us -> %.1f / %.1f ms," % (LONG_SEEN[0], LONG_SEEN[1], SIDE_SEEN[2], SIDE_SEEN[3],

@@ -232,7 +232,7 @@ class Player:
         self.presses += 1
         if ev == PREV_S or ev == NEXT_S:
             self.moves += 1
-        done = self.ui.handle(ev)
+        done = self.ui.handle(ev)[0] == U.SUBMITTED
         if self.after is not None:
             self.after()
         else:
@@ -491,8 +491,6 @@ def play(name, mix, seed, matches, render=None):
                 s.deal_bytes += render.bytes - b0
         s.end_presses += p.confirm()
     s.presses = p.presses
-    if ui.presses != p.presses:
-        raise AssertionError("Ui.presses %d != the player's %d" % (ui.presses, p.presses))
     if render is not None:
         s.bytes = render.bytes
     return s

@@ -196,7 +196,7 @@ def _bench(mix_path, image):
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
-            done = ui.handle(ev)
+            done = ui.handle(ev)[0] == U.SUBMITTED
             if table.pending is not None:
                 self.screen.draw(ui, True)
                 self.screen.leds(ui)

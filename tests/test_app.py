@@ -117,3 +117,39 @@ def test_a_saved_entry_beeps_and_the_sound_can_be_switched_off(tmp_path):
     assert r["summary"]["deals"] == 2 and r["beeps"] == "-"
     r = boot(img, "A A")                            # the setting survives a restart
     assert r["summary"]["deals"] == 3 and r["beeps"] == "-"
+
+
+def test_a_question_from_another_task_takes_a_long_ok_and_leaves_the_entry_as_it_was(tmp_path):
+    img = tmp_path / "flash.img"
+    # the maker entered, then the link's question: long OK says yes, and the deal goes on
+    r = boot(img, START + " A ask LOK note A")
+    assert r["answer"] == "True"
+    assert r["note"].split()[0] == "1"              # back on the deal entry at once
+    assert r["summary"]["deals"] == 1 and r["summary"]["score"][0] > 0   # maker A, won by A
+    # anything else says no (and enters nothing); so does nobody pressing at all
+    r = boot(img, "ask A")
+    assert r["answer"] == "False" and r["summary"]["deals"] == 1 and r["beeps"] == "-"
+    r = boot(img, "ask:300 wait")
+    assert r["answer"] == "False" and r["mode"] == "1"
+
+
+def test_an_assignment_that_arrives_while_the_box_runs_is_offered_at_once(tmp_path):
+    img = tmp_path / "flash.img"
+    a = {"table": 4, "round": 2, "ruleset": "saare-classic",
+         "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}], "first_shuffler": 1}
+    # NEXT on the start wizard's game list, then the assignment arrives: one OK takes it
+    r = run_mpy([SCRIPT, str(img), "NEXT offer OK", "0", json.dumps(a)], timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(line.partition(" ")[::2] for line in r.stdout.splitlines())
+    s = json.loads(out["summary"])
+    assert s["ruleset"] == "saare-classic" and s["sides"] == ["Mets/Tamm", "Saar/Kask"] and s["shuffler"] == 1
+    assert out["assignment"] == "gone"
+
+
+def test_the_judges_ack_under_the_table_refreshes_the_box(tmp_path):
+    img = tmp_path / "flash.img"
+    # a forfeit ends the match (long OK, PREV round the menu to "forfeit", A), both sides confirm
+    r = boot(img, START + " LOK PREV PREV PREV PREV PREV A A B note ack")
+    assert r["note"].split() == ["6", "1"]          # locked, one result waits for the judge
+    assert r["summary"] is None and r["mode"] == "0"  # acked and compacted away: the start screen
+    assert r["waiting"] == "0"

@@ -44,8 +44,8 @@ def hexs(data):
 '''
 
 
-def run(script, heap="320K"):
-    r = run_mpy(["-c", PRELUDE + script], heap=heap, path=(MPY_DIR,))
+def run(script, heap="320K", stdin=None):
+    r = run_mpy(["-c", PRELUDE + script], heap=heap, path=(MPY_DIR,), stdin=stdin)
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
 
@@ -136,7 +136,7 @@ except ValueError:
 # ---- build: every piece once -------------------------------------------------
 
 def test_build_builds_every_piece_once_and_the_watchdog_unless_told_not_to():
-    res = results(run('''
+    out = run('''
 import framebuf
 b = fresh()
 R("counts", F.COUNTS)
@@ -147,8 +147,11 @@ b.fb.pixel(3, 9, 1)             # page 1, column 3, bit 1
 R("pixel", [b.buf[128 + 3], sum(b.buf)])
 R("clock", b.clock is None)
 R("paths", [b.mount(), b.settings])
-R("serial", [b.serial == (sys.stdin.buffer, sys.stdout.buffer), b.serial_in is sys.stdin.buffer,
-             b.serial_out is sys.stdout.buffer])
+buf = bytearray(8)
+got = b.serial.readinto(buf)        # the test feeds "hi" on stdin, then end of input
+R("serial", [b.serial._in is sys.stdin.buffer, b.serial._out is sys.stdout.buffer, got, bytes(buf[:2]).decode(),
+             b.serial.readinto(buf)])
+b.serial.write(b"SERIAL-OUT\\n")
 R("id", b.device_id())
 R("wdt_off", [len(F.WDTS)])
 b.feed()
@@ -160,7 +163,8 @@ b.feed(); b.feed()
 R("wdt", [w.timeout, w.feeds])
 r = b.rings
 R("rings", [r.rings, r.leds, r._allow_full, r._allow_dim])
-'''))
+''', stdin="hi")
+    res = results(out)
     counts = res["counts"]
     assert counts == {"Pin": 18, "SPI": 1, "SSD1306_SPI": 1, "NeoPixel": 3, "PWM": 1, "Timer": 1,
                       "ADC": 1}
@@ -169,7 +173,8 @@ R("rings", [r.rings, r.leds, r._allow_full, r._allow_dim])
     assert res["pixel"] == [2, 2]
     assert res["clock"] is True
     assert res["paths"] == ["/journal", "/settings.json"]
-    assert res["serial"] == [True, True, True]
+    assert res["serial"] == [True, True, 2, "hi", None]
+    assert "SERIAL-OUT\n" in out
     assert res["id"] == "e6613852834b2c21"
     assert res["wdt_off"] == [0]
     assert res["wdt"] == [8000, 2]

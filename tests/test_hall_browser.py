@@ -311,3 +311,42 @@ if __name__ == "__main__":
         sys.exit("nakk: " + WHY_NOT)
     for p in screenshots(os.path.join(ROOT, "docs", "screenshots")):
         print(p)
+
+
+def test_a_result_synced_from_a_simulated_box_appears_on_an_open_standings_page(browser, judge, tmp_path,
+                                                                                 monkeypatch):
+    """End to end: the real firmware on the simulator holds table 4's finished match; `nakk sync` (pty,
+    pyserial) stores it; the standings page open in Chromium shows it without a reload."""
+    import secrets
+    import subprocess
+    import boxes
+    from nakk_host.simulator import Simulator
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg"))   # this test's own simulator registry
+    os.makedirs(str(tmp_path / "xdg"))
+    db, conn, t, tables = judge
+    image = str(tmp_path / "table4.img")
+    key = secrets.token_bytes(32)
+    fs_id, nums = boxes.fill(image, 1, key, match=boxes.finished_match(4, t["code"], 4, 1))
+    store.save_pairing(conn, boxes.sim_device_id(image), fs_id, key, "laud 4")
+    srv = Served(db)
+    try:
+        browser.get(srv.url + "/")
+        wait_live(browser)
+        js(browser, "window.nakkMarker = 13;")
+        a, b = tables[3]
+        assert row_cells(browser, a)["played"] == "0"
+        with Simulator(image):
+            r = subprocess.run([os.path.join(os.path.dirname(sys.executable), "nakk"), "sync", "--db", db],
+                               capture_output=True, text=True, timeout=120)
+            t0 = time.monotonic()
+            assert r.returncode == 0, r.stdout + r.stderr
+        wait_for(lambda: row_cells(browser, a)["played"] == "1", 10, "the synced result on the open page")
+        took = time.monotonic() - t0
+        assert js(browser, "return window.nakkMarker") == 13, "the page reloaded"
+        assert took < 2.0, "shown %.2f s after nakk sync returned" % took
+        want = conn.execute("SELECT summary FROM results WHERE result_id=?", ("%s-%d" % (fs_id, nums[0]),)).fetchone()
+        assert want is not None
+        final = __import__("json").loads(want[0])["final"]
+        assert row_cells(browser, a)["nakks"] == str(final[0]) and row_cells(browser, b)["nakks"] == str(final[1])
+    finally:
+        srv.close()

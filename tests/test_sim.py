@@ -255,7 +255,7 @@ def _demo_sections(out):
         total = int(m.group(2))
         final[m.group(1)] = (total, int(m.group(3)) if m.group(3) else total, int(m.group(4) or 0))
     winner = lines[i + 1]
-    e = next(k for k, line in enumerate(lines) if re.fullmatch(r"The match's \d+ events, read back from the flash image:", line))
+    e = next(k for k, line in enumerate(lines) if re.fullmatch(r"The match's \d+ events, as the judge stored them \(the box's exact bytes, verified\):", line))
     n = int(lines[e].split()[2])
     events = [line[2:] for line in lines[e + 1:e + 1 + n]]
     assert all(line.startswith("  {") for line in lines[e + 1:e + 1 + n]) and lines[e + 1 + n] == ""

@@ -11,7 +11,7 @@ A script is space-separated button events:
   A B C                side button pressed (PRESS)
   PREV OK NEXT         short press of a cluster button
   LPREV LOK LNEXT      long press
-  A+B  A+B+C ...       two or three side buttons together (CHORD)
+  A+B  A+B+C ...       two or three side buttons within the same ms (a chord)
 """
 
 import sys
@@ -51,23 +51,34 @@ class Clock:
         return a - b
 
 
-def event(token):
+def events(token, t=0):
+    """The button events of one script token, at time t (a chord: its side presses, all at t)."""
     if "+" in token:
-        mask = 0
-        for part in token.split("+"):
-            mask |= 1 << _NAMES.index(part)
-        return K.event(K.CHORD, mask)
+        return [K.event(K.PRESS, _NAMES.index(part), t) for part in token.split("+")]
     if token[0] == "L" and len(token) > 1:
-        return K.event(K.LONG, _NAMES.index(token[1:]))
+        return [K.event(K.LONG, _NAMES.index(token[1:]), t)]
     b = _NAMES.index(token)
-    return K.event(K.PRESS if b < K.NSIDE else K.SHORT, b)
+    return [K.event(K.PRESS if b < K.NSIDE else K.SHORT, b, t)]
 
 
-def play(ui, script):
-    """Press the buttons of the script, flushing as the app does; returns the number of entries submitted."""
+def event(token):
+    return events(token)[0]
+
+
+def play(ui, script, outcomes=None):
+    """Press the buttons of the script a second apart, flushing after each token as the app
+    does once the chord window is past; returns the number of entries submitted.
+    outcomes: a list that gets what each event did (Ui.handle's (what, reason))."""
+    clock = getattr(ui, "test_clock", None)
     n = 0
     for token in script.split():
-        if ui.handle(event(token)):
+        if clock is not None:
+            clock.t += 1000
+        for ev in events(token, clock.t if clock is not None else 0):
+            r = ui.handle(ev)
+            if outcomes is not None:
+                outcomes.append(r)
+        if r[0] == U.SUBMITTED:
             n += 1
         ui.table.flush()
     return n
@@ -76,7 +87,7 @@ def play(ui, script):
 def box(on_lang=None, table=None):
     t = table if table is not None else Table()
     clock = Clock()
-    ui = U.Ui(t, clock=clock, on_lang=on_lang)
+    ui = U.Ui(t, clock=clock, on_lang=on_lang, chord_ms=U.CHORD_MS)
     ui.test_clock = clock
     return ui
 
@@ -496,35 +507,91 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
 
 def test_fault_and_clear_set_and_clear_the_faults():
     ui = started("saare-2020")
-    presses = ui.presses
-    ui.handle(K.event(K.FAULT, K.OK))
+    # a stuck button's message is not a refusal: the app must not beep for it
+    assert ui.handle(K.event(K.FAULT, K.OK)) == (U.NOTHING, None)
     assert ui.faults == 1 << K.OK and ui.msg == U.W_STUCK and ui.msg2 == "OK"
     ui.handle(K.event(K.FAULT, K.A))
     assert ui.faults == (1 << K.OK) | (1 << K.A)
-    ui.handle(K.event(K.CLEAR, K.OK))
+    assert ui.handle(K.event(K.CLEAR, K.OK)) == (U.NOTHING, None)
     assert ui.faults == 1 << K.A and ui.msg == U.W_FREED
     ui.handle(K.event(K.CLEAR, K.A))
-    assert ui.faults == 0 and ui.presses == presses and ui.k == 0 and len(ui.table.saved) == 1
+    assert ui.faults == 0 and ui.k == 0 and len(ui.table.saved) == 1
+
+
+def test_handle_says_what_each_press_did():
+    ui = started("saare-2020")
+    got = []
+    play(ui, "NEXT OK C A", got)
+    assert got == [(U.MOVED, None),                   # the cursor moved
+                   (U.REFUSED, U.W_SIDE),             # OK where a side button is asked for
+                   (U.REFUSED, U.W_NOSIDE),           # no side C in Saare mäng
+                   (U.MOVED, None)]                   # the maker: the next step
+    assert ui.msg is None and ui.k == 1
+    del got[:]
+    play(ui, "B", got)
+    assert got == [(U.SUBMITTED, None)] and ui.table.match.st.deals == 1
+    ui.test_clock.t += U.IDLE_MS
+    assert ui.tick() and ui.idle
+    del got[:]
+    play(ui, "A", got)                                # wakes the screen, enters nothing
+    assert got == [(U.NOTHING, None)] and ui.k == 0 and ui.table.match.st.deals == 1
 
 
 # ---------------------------------------------------------------- MicroPython only: resume on LittleFS
 
+def test_an_assignment_offered_while_the_box_runs_shows_at_once():
+    ui = box()
+    play(ui, "NEXT")                                  # on the wizard's game list
+    a = {"ruleset": "sasku", "table": 9, "round": 4, "room": 2, "first_shuffler": 3,
+         "sides": [{"id": "A", "name": "A"}, {"id": "B", "name": "B"}]}
+    ui.offer(a)
+    assert ui.mode == U.START and ui.title == U.W_ASSIGN and ui.cursor == 0
+    assert play(ui, "OK") == 1
+    m = ui.table.match
+    assert m.rules.name == "sasku" and m.setup["table"] == 9 and m.st.shuffler == 3
+    ui.offer(dict(a, table=10))                       # in a match: kept for the next one
+    assert ui.mode == U.ENTRY and ui.assignment["table"] == 10
+
+
+def test_a_question_takes_a_long_ok_and_puts_the_screen_back():
+    ui = started("saare-2020")
+    play(ui, "A")                                     # the maker, half an entry
+    answers = []
+    ui.ask(("Paarida?", "Pair?"), answers.append)
+    assert ui.mode == U.ASK and ui.title == ("Paarida?", "Pair?")
+    got = []
+    play(ui, "LOK", got)
+    assert answers == [True] and got == [(U.MOVED, None)]
+    assert ui.mode == U.ENTRY and ui.k == 1 and ui.answers["maker"] == "A"
+    ui.ask(("Paarida?", "Pair?"), answers.append)
+    play(ui, "B")                                     # any other press says no and enters nothing
+    assert answers == [True, False] and ui.k == 1 and ui.table.match.st.deals == 0
+    ui.ask(("Paarida?", "Pair?"), answers.append, 500)
+    ui.test_clock.t += 499
+    ui.tick()
+    assert answers == [True, False]
+    ui.test_clock.t += 1
+    ui.tick()                                         # nobody answered: no
+    assert answers == [True, False, False] and ui.mode == U.ENTRY and ui.k == 1
+    play(ui, "A")
+    assert ui.table.match.st.deals == 1
+
+
 def test_side_presses_together_take_back_the_first_and_enter_nothing():
     # the UI's chord window (the app's setting): a second and a third side
     # within 40 ms of the first take the first back and enter nothing
-    t = Table()
-    clock = Clock()
-    ui = U.Ui(t, clock=clock, chord_ms=U.CHORD_MS)
+    ui = box()
     play(ui, START["saare-2020"])
     play(ui, "A")                                     # the maker
     before = state(ui)
-    for b, at in ((0, 1000), (1, 1005), (2, 1010)):    # A B C slapped, 5 ms apart
-        ui.handle(K.event(K.PRESS, b), at)
+    t = ui.test_clock.t + 1000
+    got = [ui.handle(K.event(K.PRESS, b, t + dt)) for b, dt in ((0, 0), (1, 5), (2, 10))]  # A B C, 5 ms apart
+    assert got == [(U.SUBMITTED, None), (U.REFUSED, U.W_CHORD), (U.REFUSED, U.W_CHORD)]
     assert ui.table.pending is None and ui.msg == U.W_CHORD
     ui.table.flush()
     nothing_saved(ui, before, U.ENTRY)
     assert ui.k == 1 and ui.answers == {"game": "suit", "maker": "A"}   # back on the result step
-    ui.handle(K.event(K.PRESS, 1), 1200)              # later, one side alone: B won
+    assert ui.handle(K.event(K.PRESS, 1, t + 200)) == (U.SUBMITTED, None)   # later, one side alone: B won
     ui.table.flush()
     assert saved(ui)[-1]["winner"] == "B"
 

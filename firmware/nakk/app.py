@@ -3,12 +3,24 @@
 Boot: mount the flash, open the journal, fold the latest match back in (the
 box resumes where it was: score, whose deal, an unfinished entry is simply
 entered again), then run two tasks:
-  input   waits for a button event, hands it to the UI, and when the UI made
-          an entry draws the new score with "saving" first, then flushes the
-          journal (a flash erase may stall the chip), then draws again;
+  input   waits for a button event, hands it to the UI, and acts on what the
+          UI says happened (Ui.handle): an entry is drawn with "saving"
+          first, then flushed to the journal (a flash erase may stall the
+          chip), then drawn again; a refused press beeps;
   frames  every FRAME_MS: message timeouts, idle, ring animations, watchdog.
-A task that dies is reported on screen and on the console by a global
-exception handler, never silently.
+Other tasks (the judge's link) are started with spawn(). A task that dies is
+reported on screen and on the console by a global exception handler, never
+silently.
+
+What other tasks may use (the link, the simulator's control channel):
+  spawn(coro)         run a task beside the app's, under the same handler
+  journal_changed()   the journal changed under the table (a match compacted away)
+  assignment_changed()  assignment.json was written or removed: offered at once
+  ask(words, on_answer, timeout_ms)  a question on the box (long OK: yes)
+  handled, sent       button events handled and display bytes sent since boot
+  saving()            an entry is on screen but not yet on flash
+  button_down(i)      the driver sees button i held
+  settled()           no event queued, no entry unsaved, no button held
 """
 
 try:
@@ -19,15 +31,15 @@ except ImportError:  # CPython
 
 import asyncio
 import gc
-import json
 import os
 
 from nakk import font
 from nakk import ui as U
-from nakk.buttons import PRESS, Buttons, kind
+from nakk.buttons import PRESS, Buttons, at, kind, span
 from nakk.event import EventError, parse
-from nakk.journal import Journal, write_atomic
+from nakk.journal import Journal
 from nakk.render import Screen
+from nakk.settings import Settings
 from nakk.table import Table
 
 FRAME_MS = const(50)
@@ -53,30 +65,19 @@ class App:
         self.table = Table(self.journal)
         self.assignment_path = root + "/assignment.json"
         resumed = self.table.resume()
-        lang, sound = 0, True
-        raw = _read(board.settings)
-        if raw:
-            try:
-                saved = json.loads(raw)
-                lang = 1 if saved.get("lang") == "en" else 0
-                sound = saved.get("sound", True) is not False
-            except (ValueError, AttributeError):
-                pass
-        self.ui = U.Ui(self.table, clock=board.clock, lang=lang, on_lang=self._save_settings,
+        self.settings = Settings(board.settings)
+        self.ui = U.Ui(self.table, clock=board.clock, lang=self.settings.lang, on_lang=self._save_settings,
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
-                       sound=sound, on_sound=self._save_settings,
+                       sound=self.settings.sound, on_sound=self._save_settings,
                        max_sides=3 if board.pins[2] is not None else 2)
         self.screen = Screen(board.fb, board.rings)
-        # Side presses are reported at once (chord_ms=0: no wait in the driver);
-        # two sides together are caught by the UI, which takes the first back
-        # while its entry is still held (see on_event).
-        self.buttons = Buttons(board.pins, clock=board.clock, chord_ms=0)
-        clock = board.clock
-        if clock is None:
-            import time as clock
-        self._ms = clock.ticks_ms
-        self._diff = clock.ticks_diff
-        self._hold_from = 0
+        # Side presses are reported at once; two sides together are caught by
+        # the UI, which takes the first back while its entry is still held
+        # (see on_event).
+        self.buttons = Buttons(board.pins, clock=board.clock)
+        self._hold_from = 0    # the time of the press that made the held entry (buttons.at)
+        self._tasks = []       # spawn()ed before run(): started by run()
+        self._running = False
         self.waiting = self.table.waiting()
         self.sent = 0          # bytes sent to the display since boot
         self.handled = 0       # button events handled since boot
@@ -85,18 +86,24 @@ class App:
         self._assigned = self.ui.assignment is not None
         if self.journal.damaged:
             self.ui.say(U.W_SAVEFAIL, "journal")
-        started = getattr(board, "started", None)
-        if started is not None:
-            started(self)
+        # The judge's link owns the serial port from here on (nakk/link.py): its
+        # buffers are made now, before the heap fragments, and its task starts
+        # with the app's (spawn). A board without a port (a test bench) has none.
+        self.link = None
+        if getattr(board, "serial", None) is not None:
+            from nakk.link import Link
+            self.link = Link(self, board)
+            self.link.start()
 
     # ------------------------------------------------------------ settings
     def _save_settings(self, _value=None):
         ui = self.ui
-        try:
-            write_atomic(self.board.settings, b'{"lang":"%s","sound":%s}' % (
-                b"en" if ui.lang else b"et", b"true" if ui.sound else b"false"))
-        except OSError:
+        s = self.settings
+        s.lang = ui.lang
+        s.sound = ui.sound
+        if not s.save():
             ui.say(U.W_SAVEFAIL)
+            self.beep(_BEEP_BAD)
 
     def _assignment(self):
         raw = _read(self.assignment_path)
@@ -119,15 +126,12 @@ class App:
 
     def on_event(self, ev):
         """One button event, all the way to the screen (and the flash, unless the entry is held)."""
-        ui = self.ui
-        pending = self.table.pending
-        t = self.buttons.time
-        ui.handle(ev, t)
+        what = self.ui.handle(ev)[0]
         self.handled += 1
-        if ui.msg is not None and self.table.pending is None:
-            self.beep(_BEEP_BAD)          # the press entered nothing and says why
-        if self.table.pending is not None and self.table.pending is not pending:
-            self._hold_from = t
+        if what == U.REFUSED:
+            self.beep(_BEEP_BAD)          # the press entered nothing and the screen says why
+        elif what == U.SUBMITTED:
+            self._hold_from = at(ev)
             self.frame()                      # the new score first, with "saving"
             if kind(ev) != PRESS:
                 self.flush()                  # only a side press can be half of a chord
@@ -145,7 +149,7 @@ class App:
         CHORD_MS past the press that made it (a second side button may yet take it back)."""
         if self.table.pending is None:
             return 0
-        left = U.CHORD_MS - self._diff(self.buttons.polled, self._hold_from)
+        left = U.CHORD_MS - span(self._hold_from, self.buttons.polled)
         return left if left > 0 else 0
 
     def flush(self):
@@ -233,11 +237,62 @@ class App:
         # the global handler: any other task that dies is reported, never silent
         self._report(context.get("message", "task"), context.get("exception"))
 
+    # ------------------------------------------------------------ for other tasks
+    def spawn(self, coro):
+        """Run another task (the judge's link) beside the app's, under the same exception handler."""
+        if self._running:
+            asyncio.create_task(coro)
+        else:
+            self._tasks.append(coro)
+
+    def journal_changed(self):
+        """The journal changed under the table (the link's ack compacted a match away):
+        count the waiting results again and, if the match in play is gone, show what is left."""
+        if self.table.reload():
+            self.ui.resync()
+        self.waiting = self.table.waiting()
+        self.frame()
+
+    def assignment_changed(self):
+        """assignment.json was written (or removed) beside the journal: offer it at once."""
+        a = self._assignment()
+        self._assigned = a is not None
+        self.ui.offer(a)
+        self.frame()
+
+    def ask(self, words, on_answer, timeout_ms=U.ASK_MS):
+        """Ask the players (words: (et, en)); on_answer(True) on a long OK, else False (any
+        other press, or timeout_ms without one). Shown at once, over whatever is on screen."""
+        self.ui.ask(words, on_answer, timeout_ms)
+        self.frame()
+
+    def saving(self):
+        """An entry is on screen but not yet on flash."""
+        return self.table.pending is not None
+
+    def button_down(self, i):
+        return self.buttons.is_down(i)
+
+    def settled(self):
+        """Nothing left to do for the presses so far: no event queued, no entry waiting
+        for the flash, no button held."""
+        b = self.buttons
+        if b.pending() or self.table.pending is not None:
+            return False
+        for i in range(len(self.board.pins)):
+            if b.is_down(i):
+                return False
+        return True
+
     async def run(self):
         asyncio.get_event_loop().set_exception_handler(self._died)
+        self._running = True
         self.buttons.start()
         self._check_usb()
         self.frame()
+        for coro in self._tasks:
+            asyncio.create_task(coro)
+        self._tasks = []
         await asyncio.gather(self._input(), self._frames())
 
 
@@ -246,7 +301,6 @@ def main(board_module, **options):
     if board_module.maintenance():
         print("nakk: maintenance mode: no app, the REPL is free (mpremote works)")
         return None
-    board = board_module.build(**options)
-    app = App(board)
+    app = App(board_module.build(**options))
     asyncio.run(app.run())
     return app

@@ -1,4 +1,4 @@
-"""Button driver: IRQ-latched edges -> debounced PRESS/SHORT/LONG/FAULT/CLEAR/CHORD events.
+"""Button driver: IRQ-latched edges -> debounced PRESS/SHORT/LONG/FAULT/CLEAR events, each carrying its time.
 
 Buttons (fixed indices): side buttons A=0, B=1, C=2 (one per side; C only for
 six-player Schmier) and the cluster PREV=3, OK=4, NEXT=5. Each switches to
@@ -23,8 +23,7 @@ How it works
   polls at once, so an edge reaches poll() within one pass of the asyncio
   loop; the timer task polls, then sleeps until the next timer is due and
   at most poll_ms (a safety net). Its sleep is also at most the shortest
-  time from an edge to a timer that edge can set (debounce_ms, chord_ms,
-  stuck_ms): the edge task cannot shorten a sleep under way, and so no timer
+  time from an edge to a timer that edge can set (debounce_ms, stuck_ms): the edge task cannot shorten a sleep under way, and so no timer
   set by an edge falls before that sleep ends: every timer fires on time
   (as far as the loop is free: it is cooperative).
   A timer wake allocates nothing (sleep_ms); an edge wake costs what
@@ -37,7 +36,7 @@ How it works
   when the ISR ran (the erase end), which is the best the hardware knows; the
   ISR sets the flag then, so the edge task polls as soon as the loop runs.
 * `poll` replays the ring in order with the ORIGINAL timestamps
-  and fires timers (release confirmation, long press, stuck, chord window)
+  and fires timers (release confirmation, long press, stuck)
   in time order between edges, so a task that was blocked for 2 s decides
   exactly what it would have decided live -- only later. All tick arithmetic
   goes through the clock's ticks_add/ticks_diff (wraps at 2**30 on the Pico).
@@ -52,11 +51,15 @@ How it works
   Events: SHORT): it is decided on the release edge, and the confirmation
   then only ends the press.
 
-Events (small ints, `kind << 3 | data`; 0 means "none")
--------------------------------------------------------
-* PRESS  side button went down (emitted `chord_ms` after the down edge, see
-  CHORD; with chord_ms=0 it is emitted on the next poll after the edge: the
-  edge task's, at once).
+Events (small ints, `time << 6 | kind << 3 | button`; 0 means "none")
+-------------------------------------------------------------------
+Each event carries when it happened on the driver's timeline: at(ev) is
+ticks_ms modulo 2**22 (70 minutes; a divisor of every port's ticks period),
+so the int stays small (no allocation on a 32-bit port) and span(t0, t1)
+measures any interval shorter than that between a stamp and a ticks_ms.
+* PRESS  side button went down (emitted on the next poll after the edge:
+  the edge task's, at once). Two side buttons together are not the driver's
+  business: the UI sees both PRESS events with their times (nakk.ui).
 * SHORT  cluster button released before `long_ms`, once per press. When the
   contact had been down steadily (no edge) for at least `debounce_ms`, the
   press is real and the SHORT is emitted at the first release edge itself,
@@ -77,11 +80,6 @@ Events (small ints, `kind << 3 | data`; 0 means "none")
   CLEAR. A PRESS, SHORT or LONG already emitted for that press stands; no
   SHORT follows. `faults` is the bitmask of buttons in fault now.
 * CLEAR  a faulted button was released and works again.
-* CHORD  two or three side buttons went down within `chord_ms` of the first:
-  one CHORD event whose data is the bitmask of those buttons (A=1, B=2, C=4)
-  and no PRESS for any of them. So "both sides slapped at once" never scores
-  for either; the UI can ask them to press one at a time. The price is that
-  a side PRESS is emitted `chord_ms` (40 ms) after the edge, not at once.
 
 Use (board/ builds the pins; start() starts this object's two tasks):
 
@@ -89,7 +87,7 @@ Use (board/ builds the pins; start() starts this object's two tasks):
     btn.start()
     while True:
         ev = await btn.get()          # or: btn.get_nowait() -> 0 when empty
-        if kind(ev) == PRESS: ...     # button(ev) is the index; CHORD: a mask
+        if kind(ev) == PRESS: ...     # button(ev) is the index, at(ev) its time
 
 The queue is a preallocated ring of `queue` events; when the UI falls that
 far behind, new events are dropped and counted in `dropped`. The driver path
@@ -143,14 +141,13 @@ SHORT = const(2)
 LONG = const(3)
 FAULT = const(4)
 CLEAR = const(5)
-CHORD = const(6)
-KINDS = ("", "PRESS", "SHORT", "LONG", "FAULT", "CLEAR", "CHORD")
+KINDS = ("", "PRESS", "SHORT", "LONG", "FAULT", "CLEAR")
+_TMASK = const(0x3FFFFF)  # an event's time: ticks_ms modulo 2**22
 
 # Defaults (ms).
 _DEBOUNCE_MS = const(25)  # settled time that confirms a release
 _LONG_MS = const(800)  # cluster long press
 _STUCK_MS = const(5000)  # down this long = stuck -> FAULT
-_CHORD_MS = const(40)  # side buttons down within this = CHORD; PRESS delay
 _POLL_MS = const(10)  # the timer task wakes at least this often (a safety net: edges wake the driver at once)
 _RING = const(64)  # edge ring (power of two; holds _RING - 1 edges)
 _QUEUE = const(16)  # event queue
@@ -170,27 +167,33 @@ _NONE = const(255)
 
 
 def kind(ev):
-    """Event kind (PRESS, SHORT, LONG, FAULT, CLEAR, CHORD)."""
-    return ev >> 3
+    """Event kind (PRESS, SHORT, LONG, FAULT, CLEAR)."""
+    return (ev >> 3) & 7
 
 
 def button(ev):
-    """Button index of an event; for CHORD the bitmask of side buttons (A=1, B=2, C=4)."""
+    """Button index of an event."""
     return ev & 7
 
 
-def event(k, data):
-    """Encode an event code (what the driver emits)."""
-    return (k << 3) | data
+def at(ev):
+    """When the event happened: ticks_ms modulo 2**22 (compare with span)."""
+    return ev >> 6
+
+
+def span(t0, t1):
+    """ms from t0 to t1, either an event's at() or a ticks_ms (t1 not before t0, less than 70 min apart)."""
+    return (t1 - t0) & _TMASK
+
+
+def event(k, data, t=0):
+    """Encode an event (what the driver emits): kind k, button data, at ticks_ms t."""
+    return ((t & _TMASK) << 6) | (k << 3) | data
 
 
 def describe(ev):
-    """'PRESS A', 'CHORD A+B', ... for logs and tests (allocates: not for the hot path)."""
-    k = ev >> 3
-    d = ev & 7
-    if k == CHORD:
-        return "CHORD " + "+".join([NAMES[i] for i in range(NSIDE) if d & (1 << i)])
-    return KINDS[k] + " " + NAMES[d]
+    """'PRESS A', 'LONG OK', ... for logs and tests (allocates: not for the hot path)."""
+    return KINDS[(ev >> 3) & 7] + " " + NAMES[ev & 7]
 
 
 class Buttons:
@@ -204,7 +207,7 @@ class Buttons:
     """
 
     def __init__(self, pins, clock=None, debounce_ms=_DEBOUNCE_MS, long_ms=_LONG_MS,
-                 stuck_ms=_STUCK_MS, chord_ms=_CHORD_MS, poll_ms=_POLL_MS,
+                 stuck_ms=_STUCK_MS, poll_ms=_POLL_MS,
                  ring=_RING, queue=_QUEUE):
         if clock is None:
             import time as clock
@@ -223,7 +226,6 @@ class Buttons:
         self.debounce_ms = debounce_ms
         self.long_ms = long_ms
         self.stuck_ms = stuck_ms
-        self.chord_ms = chord_ms
         self.poll_ms = poll_ms
         # Edge ring, written by the ISR.
         self._rmask = ring - 1
@@ -240,10 +242,6 @@ class Buttons:
         self._te = array.array("l", [0] * n)  # time of the last edge
         self._td = array.array("l", [0] * n)  # time the press began
         self.faults = 0  # bitmask of buttons in fault
-        # Chord window (side buttons).
-        self._wlead = _NONE
-        self._wmask = 0
-        self._wend = 0
         # Event queue, read by the UI.
         self._q = bytearray(queue)
         self._qt = array.array("l", [0] * queue)  # when each queued event happened (the timeline's time)
@@ -251,7 +249,6 @@ class Buttons:
         self._qh = 0
         self._qn = 0
         self.dropped = 0
-        self.time = 0    # when the event get()/get_nowait() returned last happened (ticks_ms)
         self.polled = 0  # the time poll() has replayed edges and timers up to
         self.event = asyncio.Event()  # set while events are queued
         # Set by the ISR after each edge (and on overflow): wakes the edge task.
@@ -376,14 +373,7 @@ class Buttons:
         self._td[i] = t
         self._fl[i] = 0
         if i < NSIDE:
-            if self.chord_ms <= 0:
-                self._emit((PRESS << 3) | i)
-            elif self._wlead == _NONE:
-                self._wlead = i
-                self._wmask = 1 << i
-                self._wend = self._add(t, self.chord_ms)
-            else:  # joins the open window: no PRESS of its own
-                self._wmask |= 1 << i
+            self._emit((PRESS << 3) | i)
 
     def _deadline(self, i):
         # Next timer of button i, or -1 (ticks are never negative).
@@ -407,16 +397,12 @@ class Buttons:
         return d
 
     def _advance(self, t):
-        # Fire every timer due at or before t, earliest first (ties: chord
-        # window, then lower button index). Timers due at t fire before an
-        # edge at t.
+        # Fire every timer due at or before t, earliest first (ties: lower
+        # button index). Timers due at t fire before an edge at t.
         diff = self._diff
         while True:
             best = _NONE
             bd = 0
-            if self._wlead != _NONE and diff(self._wend, t) <= 0:
-                best = NBUTTONS
-                bd = self._wend
             for i in range(self._n):
                 d = self._deadline(i)
                 if d >= 0 and diff(d, t) <= 0 and (best == _NONE or diff(d, bd) < 0):
@@ -427,18 +413,8 @@ class Buttons:
             if diff(bd, self._now) < 0:
                 bd = self._now  # e.g. stuck_ms passed while the contact was open: fires now
             self._now = bd
-            if best == NBUTTONS:
-                self._close_window()
-            else:
-                self._fire(best, bd)
+            self._fire(best, bd)
         self._now = t
-
-    def _close_window(self):
-        lead = self._wlead
-        m = self._wmask
-        self._wlead = _NONE
-        self._wmask = 0
-        self._emit(((PRESS << 3) | lead) if m == 1 << lead else ((CHORD << 3) | m))
 
     def _fire(self, i, d):
         s = self._st[i]
@@ -477,7 +453,7 @@ class Buttons:
         # How long the timer task may sleep: until the next timer, and at most
         # poll_ms. With the edge task (the flag) also at most the shortest
         # time from an edge to a timer that edge can set (debounce_ms,
-        # chord_ms, stuck_ms): the edge task cannot move this sleep's end, and
+        # stuck_ms): the edge task cannot move this sleep's end, and
         # so no timer an edge sets can fall before it. Without the flag, edges
         # are latched meanwhile and seen at the next wake.
         diff = self._diff
@@ -485,14 +461,8 @@ class Buttons:
         if self._flag is not None:
             if 0 < self.debounce_ms < s:
                 s = self.debounce_ms
-            if 0 < self.chord_ms < s:
-                s = self.chord_ms
             if 0 < self.stuck_ms < s:
                 s = self.stuck_ms
-        if self._wlead != _NONE:
-            d = diff(self._wend, now)
-            if d < s:
-                s = d
         for i in range(self._n):
             d = self._deadline(i)
             if d >= 0:
@@ -504,13 +474,12 @@ class Buttons:
     # ---- the UI's side -------------------------------------------------
 
     def get_nowait(self):
-        """The oldest queued event, or 0 when there is none."""
+        """The oldest queued event (with its time, see at()), or 0 when there is none."""
         n = self._qn
         if not n:
             return 0
         h = self._qh
-        ev = self._q[h]
-        self.time = self._qt[h]
+        ev = ((self._qt[h] & _TMASK) << 6) | self._q[h]
         h += 1
         self._qh = 0 if h == self._qsize else h
         self._qn = n - 1

@@ -50,6 +50,7 @@ SEAL_SEGS = 4        # segments copied into the body at a time
 RESERVE = 96 * 1024  # new_match() refuses below this much free flash
 _REC_MAX = record.MAX_PAYLOAD + record.OVERHEAD
 _BUF = 2 * _REC_MAX
+READ_BUF = _BUF      # bytes of the buffer a reader may lend records(): Journal.records(n, buf=...)
 
 ENOENT = 2
 EEXIST = 17
@@ -192,20 +193,23 @@ class Records:
     """The stored payloads of one match, in order; iterate as often as you like.
 
     Each pass reads the match from flash (its body, then its open segments)
-    in chunks through a buffer of its own (about 4 KiB), and yields each
-    payload as bytes (or (kind, payload) with kinds=True)."""
+    in chunks through a buffer of its own (about 4 KiB) or the one lent
+    (READ_BUF bytes: a reader that runs on a fragmented heap allocates it
+    once), and yields each payload as bytes (or (kind, payload) with
+    kinds=True). Two passes must not share a lent buffer at once."""
 
-    def __init__(self, journal, n, kinds=False):
+    def __init__(self, journal, n, kinds=False, buf=None):
         self._j = journal
         self._n = n
         self._kinds = kinds
+        self._buf = buf
 
     def __iter__(self):
         j = self._j
         n = self._n
         d = j._mdir(n)
         last = j._tail(n)[0]
-        buf = bytearray(_BUF)
+        buf = self._buf if self._buf is not None else bytearray(_BUF)
         mv = memoryview(buf)
         bad = [0]
         sealed = -1
@@ -432,13 +436,14 @@ class Journal:
     def finished(self, n):
         return self._tail(n)[2] == record.FINISHED
 
-    def records(self, n, kinds=False):
+    def records(self, n, kinds=False, buf=None):
         """The payloads of match n in order (re-iterable, read from flash).
 
         With kinds=True it yields (kind, payload), kind one of record.EVENT,
-        record.FINISHED, record.ACK."""
+        record.FINISHED, record.ACK. buf: a bytearray(READ_BUF) to read
+        through instead of allocating one per pass."""
         self._tail(n)
-        return Records(self, n, kinds)
+        return Records(self, n, kinds, buf)
 
     # ------------------------------------------------------------ space
     def free_bytes(self):

@@ -425,6 +425,7 @@ class Screen:
         if sig == self._ring_sig and not animate:
             return False
         self._ring_sig = sig
+        r.used = m.rules.sides if m is not None and m.rules is not None else 2
         if m is None or m.st is None:
             for i in range(n):
                 r.off(i)

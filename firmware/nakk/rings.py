@@ -71,6 +71,7 @@ class Rings:
         self._bright = 0
         self._dim_bright = 0
         self.dimmed = False
+        self.used = 2          # rings in use: the sides of the match in play (set by render)
         self._level = 0
         self._dirty = False
         self.set_brightness(brightness, dim_brightness)

@@ -8,6 +8,7 @@ DESIGN.md asks: a flash erase stalls the RP2040 for tens of ms.
 """
 
 from nakk.event import EventError, encode, parse
+from nakk.journal import JournalFull
 from nakk.match import Match
 
 _RECENT = 8     # entries kept in RAM (as bytes) so an undo can name its target without reading flash
@@ -55,6 +56,25 @@ class Table:
                 m.apply(parse(r))
         self.match = m if m.setup is not None else None
 
+    def reload(self):
+        """The journal changed under the table (the judge's ack compacted a finished match
+        away). True when the match in play is gone: the table then holds the latest match
+        left on flash, or none."""
+        if self.journal is None:
+            return False
+        self.flush()
+        ms = self.journal.matches()
+        for n, _ in ms:
+            if n == self.n:
+                return False          # still there: nothing changed for the players
+        self.n = None
+        self.match = None
+        self.recent = []
+        if ms:
+            self.n = ms[-1][0]
+            self._refold()
+        return True
+
     def drop(self):
         """Forget the entry not yet flushed (two sides pressed together): back to what is saved."""
         if self.pending is None:
@@ -84,7 +104,8 @@ class Table:
 
     # ------------------------------------------------------------ writing
     def start(self, setup):
-        """A new match from the setup fields. JournalFull when the flash is low."""
+        """A new match from the setup fields: True, or False when the flash is too low for
+        another match (error says so; sync first). EventError when the setup is invalid."""
         self.flush()
         ev = dict(setup)
         ev["type"] = "setup"
@@ -94,7 +115,11 @@ class Table:
         if self.journal is None:
             m = Match()                  # keeps its own list for an undo
         else:
-            self.n = self.journal.new_match()
+            try:
+                self.n = self.journal.new_match()
+            except JournalFull as e:
+                self.error = "flash full: %s" % (e,)
+                return False
             ev["match"] = self.n
             m = Match(self._history)     # an undo reads the match back from flash
         m.apply(ev)
@@ -103,6 +128,7 @@ class Table:
         self.match = m
         self.pending = ev
         self._pending_seq = 1
+        return True
 
     def submit(self, fields):
         """Check and fold one entry (a fresh dict without seq, which becomes the event);

@@ -39,9 +39,20 @@ PENALTY = const(3)  # offence under the cursor; the offender's side button commi
 UNDO = const(4)     # confirm the cancel of the latest entry
 END = const(5)      # the match is over: each side confirms or disputes with its own button
 DONE = const(6)     # the result is locked and waits for the judge
+ASK = const(7)      # another task's question (the link's pairing): long OK says yes, anything else no
+
+# What a button event did: Ui.handle returns (one of these, reason); the app acts on it alone.
+NOTHING = const(0)    # nothing the players see as an answer (it woke the screen; a button stuck or freed)
+MOVED = const(1)      # the screen moved (cursor, step, menu); nothing to save
+SUBMITTED = const(2)  # an entry is pending in the table: the app draws it, then saves it
+REFUSED = const(3)    # the press entered nothing and the screen says why (reason: those words)
+_NOTHING = (NOTHING, None)
+_MOVED = (MOVED, None)
+_SUBMITTED = (SUBMITTED, None)
 
 CHORD_MS = const(40)     # a second side button within this of the first: both were pressed together
 IDLE_MS = const(120000)  # no press for this long: the idle screen (score only)
+ASK_MS = const(30000)    # a question nobody answers is answered "no" after this
 MSG_MS = const(4000)     # how long a message stays up
 
 # Words on screen: (Estonian, English). Index with Ui.lang.
@@ -85,6 +96,7 @@ W_FIRST = ("Esimene segaja", "First to shuffle")
 W_DEAL = ("Jagu", "Deal")
 W_SHUFFLES = ("Segab ", "Shuffles ")
 W_BOARD = ("Jagu ", "Board ")
+W_HOLD_OK = ("Hoia OK", "Hold OK")
 
 # Menu item kinds
 _M_REDEAL = const(0)
@@ -161,7 +173,6 @@ class Ui:
         self.faults = 0            # buttons in fault (bitmask)
         self.idle = False
         self._last = self._ms()
-        self.presses = 0           # every button-down (the presses-per-deal bench reads it)
         # the list on screen: title, items (each (et, en) or str), cursor
         self.title = None
         self.detail = ""           # a line under the title (what an undo takes back, the assignment)
@@ -181,16 +192,19 @@ class Ui:
         self._chord = None         # (side button, time, snapshot) of the last side press
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._form_of = None       # the match whose plain deal form is in fixed/steps
+        self._asked = None         # [screen under the question or None, on_answer, asked at, timeout]
         self.chord_ms = chord_ms
         self.mode = START
         self.resync()
 
     # ------------------------------------------------------------ state
-    def match(self):
-        return self.table.match
-
     def resync(self):
         """Pick the screen that fits the match in play (at boot, after an entry, after a failed save)."""
+        if self._asked is not None:
+            # a question is up: it stays; the screen under it is picked again when it is answered
+            self._asked[0] = None
+            self.version += 1
+            return
         m = self.table.match
         if m is None or m.setup is None:
             self._enter_start()
@@ -232,56 +246,94 @@ class Ui:
         if not self.idle and self._diff(now, self._last) >= IDLE_MS:
             self.idle = True
             changed = True
+        a = self._asked
+        if a is not None and self._diff(now, a[2]) >= a[3]:
+            self._end_ask(False)           # nobody answered: no
+            changed = True
         if changed:
             self.version += 1
         return changed
 
+    # ------------------------------------------------------------ for other tasks
+    def ask(self, words, on_answer, timeout_ms=ASK_MS):
+        """Put a question (words: (et, en)) on the screen over whatever is there, at once.
+        A long OK answers on_answer(True); any other press, timeout_ms without a press,
+        or a newer question answers on_answer(False). Then the screen is as it was."""
+        if self._asked is not None:
+            self._end_ask(False)
+        self._asked = [self._snapshot(), on_answer, self._ms(), timeout_ms]
+        self._chord = None
+        self.idle = False
+        self.mode = ASK
+        self._list(words, (W_HOLD_OK,))
+        self.version += 1
+
+    def _end_ask(self, yes):
+        snap, on_answer = self._asked[0], self._asked[1]
+        self._asked = None
+        m = self.table.match
+        if snap is None or self.table.pending is not None or (m.seq if m is not None else 0) != snap[0]:
+            self.resync()
+        else:
+            self._put_back(snap)
+        on_answer(yes)
+
+    def offer(self, assignment):
+        """The judge's assignment for the next match (setup fields; None withdraws it).
+        The start screen shows it at once; elsewhere it waits for the next match."""
+        self.assignment = assignment
+        if self.mode == START:
+            self._enter_start()
+            self.version += 1
+
     # ------------------------------------------------------------ events
-    def handle(self, ev, t=None):
-        """One button event; t: when it happened (the driver's timeline), default now.
-        Returns True when an entry was submitted (the app then flushes it)."""
+    def handle(self, ev):
+        """One button event (nakk.buttons encoding, with its time).
+        Returns (what, reason): NOTHING, MOVED, SUBMITTED, or REFUSED with the words on screen."""
         k = K.kind(ev)
         b = K.button(ev)
         if k == K.FAULT:
             self.faults |= 1 << b
-            self.say(W_STUCK, K.describe(ev).split(" ")[-1])
-            return False
+            self.say(W_STUCK, K.NAMES[b])
+            return _NOTHING
         if k == K.CLEAR:
             self.faults &= ~(1 << b)
             self.say(W_FREED)
-            return False
-        if k == K.PRESS or k == K.SHORT or k == K.LONG or k == K.CHORD:
-            self.presses += 1
+            return _NOTHING
         self._last = self._ms()
         self.version += 1
         if self.msg is not None:
             self.msg = None
+        if self._asked is not None:
+            self._end_ask(k == K.LONG and b == K.OK)
+            return _MOVED
         if self.idle:
             # the press that wakes the screen enters nothing
             self.idle = False
-            return False
-        if k == K.CHORD:
-            self.say(W_CHORD)
-            return False
+            return _NOTHING
         if k == K.PRESS:
-            now = self._ms() if t is None else t
+            t = K.at(ev)
             c = self._chord
-            if c is not None and c[0] != b and self._diff(now, c[1]) < self.chord_ms:
+            if c is not None and c[0] != b and K.span(c[1], t) < self.chord_ms:
                 # a second (or third) side within the window of the first: take the
                 # first back once, and keep the window open so no later one counts
                 if c[2] is not None:
                     self._restore(c[2])
                     self._chord = (-1, c[1], None)
-                self.say(W_CHORD)
-                return False
+                return self._refuse(W_CHORD)
             if not self.chord_ms:
                 return self._dispatch(k, b)
             snap = self._snapshot()
             r = self._dispatch(k, b)
-            self._chord = (b, now, snap)
+            self._chord = (b, t, snap)
             return r
         self._chord = None
         return self._dispatch(k, b)
+
+    def _refuse(self, words, extra=""):
+        """The press enters nothing: say why (the app beeps on REFUSED)."""
+        self.say(words, extra)
+        return (REFUSED, words)
 
     def _snapshot(self):
         a = self.answers
@@ -317,7 +369,9 @@ class Ui:
             return self._undo_event(k, b)
         if mode == END:
             return self._end_event(k, b)
-        return self._done_event(k, b)
+        if mode == DONE:
+            return self._done_event(k, b)
+        return _NOTHING
 
     def _move(self, k, b):
         """PREV/NEXT short presses move the cursor round the list; True if it was one."""
@@ -329,22 +383,20 @@ class Ui:
         return False
 
     def _side(self, b):
-        """Side index of side button b in this match, or None (and a message)."""
+        """Side index of side button b in this match, or None (the caller refuses W_NOSIDE)."""
         m = self.table.match
         n = m.rules.sides if m is not None and m.rules is not None else 2
         if b < n:
             return b
-        self.say(W_NOSIDE)
         return None
 
     def _submit(self, fields):
         try:
             self.table.submit(fields)
         except EventError as e:
-            self.say(W_REFUSED, _error_text(e))
-            return False
+            return self._refuse(W_REFUSED, _error_text(e))
         self.resync()
-        return True
+        return _SUBMITTED
 
     # ------------------------------------------------------------ deal entry
     def _begin_entry(self):
@@ -391,18 +443,18 @@ class Ui:
             if offered:
                 self._choices = offered
                 self._list(st["label"], labels, cursor)
-                return False
+                return _MOVED
             self.k += 1
         ev = {"type": "deal"}
         for key in self.fixed:
             ev[key] = self.fixed[key]
         for key in self.answers:
             ev[key] = self.answers[key]
-        if self._submit(ev):
-            return True
-        # rejected: back to the last step, answers kept, so one field can be fixed
-        self._back()
-        return False
+        r = self._submit(ev)
+        if r[0] != SUBMITTED:
+            # rejected: back to the last step, answers kept, so one field can be fixed
+            self._back()
+        return r
 
     def _back(self):
         """Take back the last answered step."""
@@ -453,15 +505,14 @@ class Ui:
 
     def _entry_event(self, k, b):
         if self._move(k, b):
-            return False
+            return _MOVED
         c = self._choices[self.cursor]
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return False
+                return self._refuse(W_NOSIDE)
             if c.get("side") is None:
-                self.say(W_OK)
-                return False
+                return self._refuse(W_OK)
             return self._answer(c, side)
         if k == K.SHORT and b == K.OK:
             if c.get("ok"):
@@ -470,19 +521,18 @@ class Ui:
                 r = self._rest(c)
                 if r is not None:
                     return r
-            self.say(W_SIDE)
-            return False
+            return self._refuse(W_SIDE)
         if k == K.LONG:
             if b == K.PREV:
                 if self.k > 0:
                     self._back()
                 else:
-                    self._enter_undo()
+                    return self._enter_undo()
             elif b == K.NEXT:
-                self._enter_penalty()
+                return self._enter_penalty()
             elif b == K.OK:
                 self._enter_menu()
-        return False
+        return _MOVED
 
     # ------------------------------------------------------------ menu
     def _enter_menu(self):
@@ -512,46 +562,44 @@ class Ui:
 
     def _menu_event(self, k, b):
         if self._move(k, b):
-            return False
+            return _MOVED
         what, arg = self._menu[self.cursor]
         if k == K.LONG and b == K.PREV:
             self._back_to_entry()
-            return False
+            return _MOVED
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return False
+                return self._refuse(W_NOSIDE)
             if what == _M_FORFEIT:
                 return self._submit({"type": "forfeit", "by": SIDES[side]})
-            self.say(W_OK)
-            return False
+            return self._refuse(W_OK)
         if k == K.SHORT and b == K.OK:
             if what == _M_REDEAL:
                 return self._submit({"type": "redeal", "reason": arg})
             if what == _M_ABANDON:
-                if self._submit({"type": "close", "reason": "abandoned at the table: started by mistake"}):
+                r = self._submit({"type": "close", "reason": "abandoned at the table: started by mistake"})
+                if r[0] == SUBMITTED:
                     self._enter_start()
-                    return True
-                return False
+                return r
             if what == _M_FORFEIT:
-                self.say(W_SIDE)
-                return False
+                return self._refuse(W_SIDE)
             if what == _M_LANG:
                 self.lang = 1 - self.lang
                 if self.on_lang is not None:
                     self.on_lang(self.lang)
                 self._enter_menu()
                 self.cursor = len(self._menu) - 3
-                return False
+                return _MOVED
             if what == _M_SOUND:
                 self.sound = not self.sound
                 if self.on_sound is not None:
                     self.on_sound(self.sound)
                 self._enter_menu()
                 self.cursor = len(self._menu) - 2
-                return False
+                return _MOVED
             self._back_to_entry()
-        return False
+        return _MOVED
 
     def _leave_entry(self):
         """Going from the deal entry to a menu, the penalty list or the undo question:
@@ -575,80 +623,80 @@ class Ui:
         m = self.table.match
         offences = m.rules.offences
         if not offences:
-            self.say(W_NOPEN)
-            return
+            return self._refuse(W_NOPEN)
         self._leave_entry()
         self.mode = PENALTY
         self._menu = [o[0] for o in offences]
         self._list(W_PENALTY, [(o[1], o[2]) for o in offences])
+        return _MOVED
 
     def _penalty_event(self, k, b):
         if self._move(k, b):
-            return False
+            return _MOVED
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return False
+                return self._refuse(W_NOSIDE)
             return self._submit({"type": "penalty", "offence": self._menu[self.cursor], "by": SIDES[side]})
         if k == K.SHORT and b == K.OK:
-            self.say(W_SIDE)
-        elif k == K.LONG and b == K.PREV:
+            return self._refuse(W_SIDE)
+        if k == K.LONG and b == K.PREV:
             self._back_to_entry()
-        return False
+        return _MOVED
 
     # ------------------------------------------------------------ undo
     def _enter_undo(self):
         m = self.table.match
         if m is None or m.locked() or not m.in_force:
-            self.say(W_NOTHING)
-            return
+            return self._refuse(W_NOTHING)
         self._undo_target = m.in_force[-1]
         ev = self.table.event(self._undo_target)
         self.mode = UNDO
         self._list(W_UNDO, (W_CONFIRM, W_BACK))
         self.detail = self._describe(ev) if ev is not None else "#%d" % self._undo_target
+        return _MOVED
 
     def _undo_event(self, k, b):
         if k == K.SHORT and b == K.OK:
             if self.cursor != 0:
                 self.resync()
-                return False
-            if self._submit({"type": "cancel", "target": self._undo_target}):
+                return _MOVED
+            r = self._submit({"type": "cancel", "target": self._undo_target})
+            if r[0] == SUBMITTED:
                 self.say(W_UNDONE)
-                return True
-            return False
+            return r
         if self._move(k, b):
-            return False
+            return _MOVED
         if k == K.LONG:
             self.resync()        # any long press backs out; the undo needs a deliberate OK
-        return False
+        return _MOVED
 
     # ------------------------------------------------------------ end of match
     def _end_event(self, k, b):
         if self._move(k, b):
-            return False
+            return _MOVED
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return False
+                return self._refuse(W_NOSIDE)
             m = self.table.match
             if side in m.confirmed or side in m.disputed:
-                return False
+                return _NOTHING
             return self._submit({"type": "dispute" if self.cursor == 1 else "confirm", "by": SIDES[side]})
         if k == K.SHORT and b == K.OK:
-            self.say(W_SIDE)
-        elif k == K.LONG and b == K.PREV:
-            self._enter_undo()
-        elif k == K.LONG and b == K.OK:
+            return self._refuse(W_SIDE)
+        if k == K.LONG and b == K.PREV:
+            return self._enter_undo()
+        if k == K.LONG and b == K.OK:
             self._enter_menu()
-        return False
+        return _MOVED
 
     def _done_event(self, k, b):
         if k == K.LONG and b == K.OK:
             self._enter_start()
         elif k == K.LONG and b == K.PREV:
-            self._enter_undo()     # says there is nothing to undo: the result is locked
-        return False
+            return self._enter_undo()     # says there is nothing to undo: the result is locked
+        return _MOVED
 
     # ------------------------------------------------------------ a new match
     def _enter_start(self):
@@ -700,26 +748,26 @@ class Ui:
         if self._start is None:
             # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand
             if self._move(k, b):
-                return False
+                return _MOVED
             if k == K.SHORT and b == K.OK:
                 if self.cursor == 0:
                     return self._begin_match(self.assignment)
                 if self.cursor == 1:
                     self.assignment = None
                     self._enter_start()
-            return False
+            return _MOVED
         if self._move(k, b):
-            return False
+            return _MOVED
         r, steps = self._start_steps()
         if k == K.LONG and b == K.PREV:
             if self._sk > 0:
                 self._sk -= 1
                 self._start_step()
-            return False
+            return _MOVED
         if not (k == K.SHORT and b == K.OK):
             if k == K.PRESS:
-                self.say(W_OK)
-            return False
+                return self._refuse(W_OK)
+            return _MOVED
         s = steps[self._sk]
         v = self._start
         if s == _S_RULES:
@@ -737,7 +785,7 @@ class Ui:
         self._sk += 1
         if self._sk < len(steps):
             self._start_step()
-            return False
+            return _MOVED
         setup = {"ruleset": v["ruleset"], "table": v["table"], "round": v["round"],
                  "first_shuffler": v["first_shuffler"],
                  "sides": [{"id": SIDES[i], "name": SIDES[i]} for i in range(r.sides)]}
@@ -746,18 +794,14 @@ class Ui:
         return self._begin_match(setup)
 
     def _begin_match(self, setup):
-        from nakk.journal import JournalFull
         try:
-            self.table.start(setup)
-        except JournalFull:
-            self.say(W_FULL)
-            return False
+            if not self.table.start(setup):
+                return self._refuse(W_FULL)      # the flash is low: sync first
         except EventError as e:
-            self.say(W_REFUSED, _error_text(e))
-            return False
+            return self._refuse(W_REFUSED, _error_text(e))
         self.assignment = None
         self.resync()
-        return True
+        return _SUBMITTED
 
     def _describe(self, ev):
         """An entry in the players' words, e.g. "#12 jagu: Ruutu B, Jänn A" (what the undo names)."""

@@ -2,6 +2,7 @@
 
 import argparse
 import io
+import json
 import os
 import shutil
 import sys
@@ -148,10 +149,10 @@ def match_from_image(image):
     return lines, m
 
 
-def _print_events(lines):
-    """The events read back from a flash image, and their fold as `nakk score` prints it."""
+def _print_events(lines, source="read back from the flash image"):
+    """The events (read back from a flash image, or as the judge stored them), and their fold as `nakk score` prints it."""
     print()
-    print("The match's %d events, read back from the flash image:" % len(lines))
+    print("The match's %d events, %s:" % (len(lines), source))
     for line in lines:
         print("  " + line.decode())
     print()
@@ -345,21 +346,48 @@ def add_sim(sub):
     p.set_defaults(func=cmd_sim)
 
 
+def _demo_pair(sim, db):
+    """Pair the simulated box with the judge's database as `nakk pair` does; the demo holds OK
+    when the box asks (as a player would)."""
+    import threading
+    from nakk_host import judge
+    got = {}
+
+    def run():
+        try:
+            got["hello"] = judge.pair_box(db, sim.tty, "demo box", say=lambda s: None)
+        except CommandError as e:
+            got["error"] = e
+
+    before = sim.sent
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    _sim_errors(lambda: sim._wait(lambda: sim.sent > before or not t.is_alive(), "the box to ask"))
+    if t.is_alive():
+        _sim_errors(lambda: sim.press("OK", long=True))
+    t.join(30)
+    if "error" in got:
+        raise got["error"]
+    if "hello" not in got:
+        raise CommandError("the box did not answer the pairing")
+
+
 def cmd_demo(args):
     from nakk_host import simulator as S
+    from nakk_host import judge, store
     path = os.path.join(DEMO_DIR, args.ruleset + ".keys")
     with open(path, encoding="utf-8") as f:
         keys = _sim_errors(lambda: S.parse_keys(f.read(), path))
-    tmp = None
+    tmp = tempfile.mkdtemp(prefix="nakk-demo-")
     image = args.image
     if image is None:
-        tmp = tempfile.mkdtemp(prefix="nakk-demo-")
         image = os.path.join(tmp, "nakk-flash.img")
+    db = args.db or os.path.join(tmp, "nakk-demo.db")
     try:
         title = rules_pkg.get(args.ruleset).title[1]
         print("nakk demo: a whole %s match on the simulator, entered with %d button presses" % (title, len(keys)))
-        print("(the real firmware on the MicroPython unix port; flash: %s)" % (image if tmp is None else "a fresh image"))
-        sim = _sim_errors(lambda: S.Simulator(image))
+        print("(the real firmware on the MicroPython unix port; flash: %s)" % (image if args.image else "a fresh image"))
+        sim = _sim_errors(lambda: S.Simulator(image, register=False))
         try:
             print("serial port: %s" % sim.tty)
             _sim_errors(lambda: S.play(sim, keys))
@@ -367,36 +395,65 @@ def cmd_demo(args):
             if args.screenshot:
                 sim.screenshot(args.screenshot)
             sent = sim.sent
+            print()
+            print("At the table, when the last press is done:")
+            print(screen)
+            print()
+            print("The judge pairs the box (nakk pair): the box asks \"Paarida kohtuniku arvutiga? Hoia OK\", "
+                  "and the demo holds OK.")
+            _demo_pair(sim, db)
+            print("The judge syncs (nakk sync): the box hands over its finished match, signed; the judge checks "
+                  "the signature, counts the match again from its deals, stores it, and only then acknowledges it.")
+            status, reports = judge.run_sync(db, [sim.tty])
+            if status != 0 or not reports[0].new:
+                raise CommandError("the demo's sync did not store the match")
+            rid = reports[0].new[0]
+            print()
+            print("Syncing again stores nothing new:")
+            judge.run_sync(db, [sim.tty])
         finally:
             sim.close()
-        lines, m = match_from_image(image)
-        if m is None:
-            raise CommandError("the demo left no match on the flash image")
-        s = m.summary()
+        conn = _store_errors(lambda: store.open_db(db))
+        try:
+            row = store.result_by_id(conn, rid)
+            shown = judge.result_rows(conn)
+        finally:
+            conn.close()
+        s = json.loads(row["summary"])
         print()
-        print(screen)
-        print()
+        print("The judge's stored result (nakk results%s):" % (" --db " + db if args.db else ""))
+        judge.print_results([r for r in shown if r["result_id"] == rid])
         print("\n".join(result_lines(s)))
         print("Presses: %d for %d deals (%d bytes sent to the display)" % (len(keys), s["deals"], sent))
         if args.screenshot:
             print("Screenshot: %s" % args.screenshot)
-        _print_events(lines)
-        if tmp is None:
+        lines = [line for line in bytes(row["events"]).split(b"\n") if line]
+        _print_events(lines, "as the judge stored them (the box's exact bytes, %s)" % row["status"])
+        if args.image:
             print()
             print("Look at the box yourself: nakk sim --image %s" % image)
     finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
+def _store_errors(f):
+    from nakk_host import store
+    try:
+        return f()
+    except store.StoreError as e:
+        raise CommandError(str(e))
+
+
 def add_demo(sub):
-    p = sub.add_parser("demo", help="play a scripted match on the simulator and print the result",
+    p = sub.add_parser("demo", help="play a scripted match on the simulator, sync it to a judge's database, print the result",
                        description="Play a whole scripted match on the simulator, with nobody at the keyboard, "
-                       "and print the final screen, the score, the winner, the number of presses and the match's "
-                       "events as read back from the simulator's flash.")
+                       "then pair the box with a judge's database and sync it over the simulator's serial port, as "
+                       "`nakk pair` and `nakk sync` do, and print the final screen, the sync, and the result as the "
+                       "judge stored it: score, winner, presses and the match's exact events.")
     p.add_argument("--ruleset", choices=DEMO_RULESETS, default="saare-2020", help="the game (default: %(default)s)")
     p.add_argument("--image", help="flash image file to play on (default: a fresh temporary one)")
+    p.add_argument("--db", help="the judge's database to sync into (default: a temporary one)")
     p.add_argument("--screenshot", nargs="?", const="nakk-demo.png", metavar="FILE.png",
                    help="write a PNG of the final screen and rings (default name: %(const)s)")
     p.set_defaults(func=cmd_demo)
@@ -434,7 +491,12 @@ def add_serve(sub):
 
 # ---------------------------------------------------------------- main
 
-COMMANDS = (add_score, add_rules, add_sim, add_demo, add_serve)
+def _judge_commands():
+    from nakk_host import judge
+    return judge.COMMANDS
+
+
+COMMANDS = (add_score, add_rules, add_sim, add_demo, add_serve) + _judge_commands()
 
 # the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
 from nakk_host import cli_judge  # noqa: E402

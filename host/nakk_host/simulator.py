@@ -7,12 +7,12 @@
         sim.screenshot("screen.png")
         sim.tty                         # the USB serial port: a raw-mode pseudo-terminal
 
-The firmware runs in its own process (`micropython -m nakk.board.sim IMAGE`,
+The firmware runs in its own process (`micropython -m nakk.simmain IMAGE`,
 heap capped at 320K like the firmware tests) from .mpy files that mpy-cross
 compiles once into a cache, as they would be on the Pico. Its flash is the
 LittleFS image file, so killing the process is a power cut. The control
 channel (its stdin/stdout, one line per message) is described in
-firmware/nakk/board/sim.py.
+firmware/nakk/simmain.py.
 
 The USB serial port is a pseudo-terminal pair in raw mode (no echo, no
 \\r\\n translation, no signals). The simulator keeps both ends open, so a
@@ -149,13 +149,13 @@ def run_firmware_module(module, args, heap=HEAP, timeout=60):
 
 def dump_events(image, match=None):
     """The events of the latest match (or match number `match`) on a flash image, as
-    canonical JSON lines (bytes), read by nakk.board.dump on the unix port."""
+    canonical JSON lines (bytes), read by nakk.dump on the unix port."""
     args = [os.path.abspath(image)]
     if match is not None:
         args.append(str(match))
-    r = run_firmware_module("nakk.board.dump", args)
+    r = run_firmware_module("nakk.dump", args)
     if r.returncode != 0:
-        raise SimulatorError((r.stderr.decode(errors="replace").strip() or "nakk.board.dump failed")
+        raise SimulatorError((r.stderr.decode(errors="replace").strip() or "nakk.dump failed")
                              .replace("nakk: ", "", 1))
     return [line for line in r.stdout.split(b"\n") if line.strip()]
 
@@ -251,7 +251,7 @@ class Simulator:
         self._stop = threading.Event()
         self._master = self._slave = None
         self._wake_r, self._wake_w = os.pipe()
-        args = [micropython_path(), "-X", "heapsize=" + heap, "-m", "nakk.board.sim", self.image]
+        args = [micropython_path(), "-X", "heapsize=" + heap, "-m", "nakk.simmain", self.image]
         if lang:
             args += ["--lang", lang]
         if usb:

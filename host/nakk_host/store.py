@@ -206,3 +206,66 @@ def results(conn, tournament=None):
     else:
         rows = conn.execute("SELECT * FROM results WHERE tournament=? ORDER BY id", (tournament,))
     return [result_row(r) for r in rows]
+
+
+# ---------------------------------------------------------------- devices (pairing)
+
+def device(conn, device_id):
+    """The devices row of a box (a dict), or None when this judge never paired it."""
+    row = conn.execute("SELECT * FROM devices WHERE device_id=?", (device_id,)).fetchone()
+    return dict(row) if row is not None else None
+
+
+def devices(conn):
+    return [dict(r) for r in conn.execute("SELECT * FROM devices ORDER BY device_id")]
+
+
+def save_pairing(conn, device_id, fs_id, key, name=None):
+    """Remember a box's key (a new pairing replaces the old one: the box confirmed it). Commits."""
+    with conn:
+        conn.execute(
+            "INSERT INTO devices (device_id, fs_id, key, name, paired_at, last_seen) VALUES (?,?,?,?,?,?) "
+            "ON CONFLICT(device_id) DO UPDATE SET fs_id=excluded.fs_id, key=excluded.key, "
+            "name=COALESCE(excluded.name, devices.name), paired_at=excluded.paired_at, last_seen=excluded.last_seen",
+            (device_id, fs_id, bytes(key), name, now(), now()))
+
+
+def saw_device(conn, device_id, hello):
+    """Note a known box's latest hello (no commit: part of the sync's transaction)."""
+    conn.execute("UPDATE devices SET last_seen=?, last_hello=? WHERE device_id=?",
+                 (now(), json.dumps(hello, sort_keys=True), device_id))
+
+
+# ---------------------------------------------------------------- results from boxes
+
+def result_by_id(conn, result_id):
+    row = conn.execute("SELECT * FROM results WHERE result_id=?", (result_id,)).fetchone()
+    return dict(row) if row is not None else None
+
+
+def insert_result(conn, result_id, device_id, fs_id, match_no, raw, sha256, signature, status, problems,
+                  summary, setup):
+    """Store one result from a box (no commit: the caller commits, then acknowledges)."""
+    setup = setup or {}
+
+    def field(name):
+        v = setup.get(name)
+        return v if isinstance(v, (int, str)) and not isinstance(v, bool) else None
+
+    conn.execute(
+        "INSERT INTO results (result_id, source, device_id, fs_id, match_no, events, sha256, signature, status, "
+        "problems, ruleset, tournament, table_no, round_no, room, summary, received_at) "
+        "VALUES (?, 'box', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (result_id, device_id, fs_id, match_no, bytes(raw), sha256, signature, status,
+         json.dumps(problems), field("ruleset"), field("tournament"), field("table"), field("round"),
+         field("room"), json.dumps(summary, sort_keys=True), now()))
+
+
+def add_alarm(conn, what, device_id=None, result_id=None, events=None):
+    """Record something the judge must look at (no commit)."""
+    conn.execute("INSERT INTO alarms (at, device_id, result_id, what, events) VALUES (?,?,?,?,?)",
+                 (now(), device_id, result_id, what, None if events is None else bytes(events)))
+
+
+def alarms(conn):
+    return [dict(r) for r in conn.execute("SELECT * FROM alarms ORDER BY id")]

@@ -5,7 +5,15 @@ SCRIPT is a space-separated list of actions, played with real asyncio timing:
   A B C PREV OK NEXT   tap (60 ms down)      L<name>  hold 1000 ms (long)
   X+Y(+Z)              press X, then Y (and Z) 5 ms apart (all down), release them
   hold:<name>          press before the app starts (held at boot), release after 300 ms
-After the script it prints one line per fact the test checks:
+  ask / ask:<ms>       App.ask a question (time-out ms; default the UI's); each answer
+                       is printed as "answer True|False" when it comes
+  offer                write ASSIGNMENT-JSON beside the journal now (not at boot) and
+                       call App.assignment_changed()
+  ack                  the judge's ack of every finished match (Journal.ack), then
+                       App.journal_changed()
+  note                 print "note <mode> <waiting>" at this point
+  wait                 wait until the pending question is answered
+After the script (and once the app has settled) it prints one line per fact the test checks:
   summary <canonical JSON of the match summary, or null>
   mode <ui mode>  msg <message or ->  faults <mask>  handled <n>  sent <bytes>
   savingshown <n of frames drawn with saving while an entry was pending>
@@ -39,9 +47,6 @@ class TestBoard:
         self.faults_seen = 0
         self.beeps = []
 
-    def started(self, app):
-        self.app = app
-
     def show(self, mask):
         if self.app is not None:
             self.faults_seen |= self.app.ui.faults
@@ -67,7 +72,7 @@ class TestBoard:
             mount_image(self.image, "/flash", blocks=BLOCKS)
         else:
             mount_image(self.image, "/flash")
-        if ASSIGN:
+        if ASSIGN and not OFFER:
             # what the judge's link will write: the next match's setup fields
             import os
             try:
@@ -92,10 +97,61 @@ async def tap(pins, name, ms):
     p.release()
 
 
+ANSWERS = []
+
+
+def write_assignment():
+    import os
+    try:
+        os.mkdir("/flash/journal")
+    except OSError:
+        pass
+    with open("/flash/journal/assignment.json", "wb") as f:
+        f.write(ASSIGN)
+
+
+async def settle(app, cond, ms=5000):
+    # wait for a condition, never a fixed time; give up (and say so) after ms
+    t = 0
+    while not cond():
+        if t >= ms:
+            print("timeout waiting")
+            return
+        await asyncio.sleep_ms(5)
+        t += 5
+
+
 async def play(app, script):
     pins = app.board.pins
     for act in script:
         if act.startswith("hold:"):
+            continue
+        if act == "ask" or act.startswith("ask:"):
+            def answered(yes):
+                ANSWERS.append(yes)
+                print("answer", yes)
+            if act == "ask":
+                app.ask(("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?"), answered)
+            else:
+                app.ask(("Paarida?", "Pair?"), answered, int(act[4:]))
+            continue
+        if act == "wait":
+            n = len(ANSWERS)
+            await settle(app, lambda: len(ANSWERS) > n or app.ui.mode != 7)
+            continue
+        if act == "offer":
+            write_assignment()
+            app.assignment_changed()
+            continue
+        if act == "ack":
+            j = app.journal
+            for n, fin in j.matches():
+                if fin:
+                    j.ack(n, b'{"type":"synced"}')
+            app.journal_changed()
+            continue
+        if act == "note":
+            print("note", app.ui.mode, app.waiting)
             continue
         if "+" in act:
             together = act.split("+")
@@ -119,6 +175,7 @@ def main(image, script):
     for h in held:
         board.pins[NAMES.index(h)].press()
     app = A.App(board)
+    board.app = app
 
     async def run():
         asyncio.create_task(app.run())
@@ -128,7 +185,7 @@ def main(image, script):
             board.pins[NAMES.index(h)].release()
             await asyncio.sleep_ms(120)   # a person's pace: the next press is not a bounce
         await play(app, script)
-        await asyncio.sleep_ms(200)
+        await settle(app, app.settled)
 
     asyncio.run(run())
     m = app.table.match
@@ -139,6 +196,7 @@ def main(image, script):
     print("faults", ui.faults)
     print("faultsseen", board.faults_seen)
     print("beeps", " ".join(str(b) for b in board.beeps) or "-")
+    print("waiting", app.waiting)
     print("handled", app.handled)
     print("sent", app.sent)
     print("savingshown", board.saving_frames)
@@ -153,4 +211,5 @@ def main(image, script):
 
 BLOCKS = int(sys.argv[3]) if len(sys.argv) > 3 else 0   # a smaller flash (4 KiB blocks); 0: the Pico's
 ASSIGN = sys.argv[4].encode() if len(sys.argv) > 4 else b""  # an assignment from the judge to find at boot
+OFFER = "offer" in sys.argv[2].split()    # ... or to be written while the app runs
 main(sys.argv[1], sys.argv[2].split())

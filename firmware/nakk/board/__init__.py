@@ -1,4 +1,4 @@
-"""Hardware backends: pico.py (the real board) and sim.py (the unix-port simulator).
+"""Hardware backends: pico.py (the real board) and sim.py (the unix-port simulator's driver).
 
 A board module has one function, `build(**options)`, that builds every piece
 of hardware in one place and returns a Board: an object with these members,
@@ -16,10 +16,19 @@ which is all app.py ever touches.
     leds()      write rings' committed colours to the LEDs
     usb_host()  True while the box sits on a computer's USB (dim the rings)
     mount()     mount the flash filesystem; returns the journal's directory
-    settings    path of the settings file (language), on the flash
-    serial      the byte stream the judge's link uses (USB CDC or a pty)
+    settings    path of the settings file (language, sound), on the flash;
+                nakk.settings reads and writes it
+    serial      the judge's link's byte stream (USB CDC on the Pico, the
+                host's pty in the simulator), the same shape on both:
+                  serial.readinto(buf)  copies the bytes already there (at
+                      most len(buf)) into buf and returns their count, or
+                      None when none wait; never blocks, allocates nothing
+                  serial.write(data)  sends bytes; returns how many
     device_id() hex string: machine.unique_id() on the Pico
     buzz(ms)    a short beep (may do nothing)
     feed()      feed the watchdog (may do nothing)
     maintenance() True when boot asked for maintenance mode (no app)
+    request_maintenance()  (optional) write the maintenance flag and reset
+                into it: the link's `repl`, or mpremote's raw-REPL request
+                (the Pico has it; the simulator has no maintenance mode)
 """

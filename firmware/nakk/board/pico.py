@@ -34,9 +34,11 @@ Decisions worth knowing
   the table, so for it usb_host() stays false and the app dims when the
   judge's link talks to it (power.md); vbus() and battery_mv() give the raw
   readings. On a Pico W, GP24 is not VBUS (it reads WL_GPIO2 via the radio).
-* serial: (sys.stdin.buffer, sys.stdout.buffer), also as serial_in and
-  serial_out. The link (nakk/link.py, not written yet) owns them: it must
-  poll for input and never block on readline (DESIGN.md, "The serial link").
+* serial: UsbSerial over the USB CDC port (sys.stdin.buffer and
+  sys.stdout.buffer): readinto(buf) takes only the bytes that are there
+  (select.poll with a 0 timeout, byte by byte into the caller's buffer: no
+  allocation, never a blocking read), write(data) writes them. The same
+  shape as the simulator's serial (board/__init__.py).
 * Watchdog: build() starts machine.WDT(timeout=8000) unless watchdog=False
   (main.py builds with no options, so the app always runs under it).
 * Maintenance mode: requested by the flag file MAINTENANCE_FLAG (written by
@@ -155,6 +157,41 @@ def _oled_class():
     return Oled
 
 
+# ---------------------------------------------------------------- the serial link
+
+class UsbSerial:
+    """board.serial on the Pico: the USB CDC port, read without ever blocking."""
+
+    def __init__(self, stdin=None, stdout=None):
+        import select
+        self._in = stdin if stdin is not None else sys.stdin.buffer
+        self._out = stdout if stdout is not None else sys.stdout.buffer
+        self._poll = select.poll()
+        self._poll.register(self._in, select.POLLIN)
+        self._one = bytearray(1)
+
+    def _ready(self):
+        for _ in self._poll.ipoll(0):   # ipoll: no list allocated
+            return True
+        return False
+
+    def readinto(self, buf):
+        """Copy the bytes waiting (up to len(buf)) into buf: their count, or None when none wait."""
+        n = 0
+        k = len(buf)
+        one = self._one
+        while n < k and self._ready():
+            if not self._in.readinto(one):
+                break                     # end of input (never on USB CDC; a pipe in tests)
+            buf[n] = one[0]
+            n += 1
+        return n if n else None
+
+    def write(self, data):
+        """Send bytes to the judge's end; returns how many."""
+        return self._out.write(data)
+
+
 # ---------------------------------------------------------------- the board
 
 class Board:
@@ -203,9 +240,7 @@ class Board:
         self._bat = machine.ADC(Pin(P.BAT_ADC))
 
         # Serial link: the USB CDC port (the REPL's).
-        self.serial_in = sys.stdin.buffer
-        self.serial_out = sys.stdout.buffer
-        self.serial = (self.serial_in, self.serial_out)
+        self.serial = UsbSerial()
 
         # Buzzer: PWM stays built; buzz() sets the duty, a one-shot timer clears it.
         self._pwm = None
@@ -296,6 +331,11 @@ class Board:
 
     def maintenance(self):
         return maintenance()
+
+    def request_maintenance(self):
+        """Write the maintenance flag and reset into maintenance mode (the link's `repl`,
+        or mpremote's raw-REPL request arriving while the app runs)."""
+        request_maintenance()
 
 
 def build(watchdog=True, sides=3, buzzer=True, **_options):

@@ -1,0 +1,484 @@
+"""The device end of the serial link (docs/protocol.md): answers the judge's frames from its own asyncio task.
+
+    link = Link(app, board)      # built by the app at boot: it owns the port from then on
+    link.start()                 # its task: poll, answer, write
+
+What it needs (the seams, documented in board/__init__.py and app.py):
+  board.serial      readinto(buf) -> bytes read, 0 or None when nothing waits
+                    (never blocks); write(data) -> bytes written
+  board.device_id() the box's id; board.request_maintenance() (optional:
+                    write the flag and reset; absent on the simulator)
+  app.journal, app.table, app.assignment_path
+  app.spawn(coro)         run the link's task beside the app's, under its exception handler
+  app.journal_changed()   the journal changed under the table (an ack
+                          compacted a match away)
+  app.assignment_changed()  assignment.json was written: offered at once
+  app.ask(words, on_answer, timeout_ms)  a question on the box (pairing:
+                          "Hoia OK"); on_answer(True) on a long OK, else False
+
+I/O rules (DESIGN.md, "The serial link"): input is polled, and only the
+bytes that are there are read, into a fixed buffer; a line longer than
+proto.MAX_LINE is dropped and answered with an error frame; only this task
+writes. Nothing a frame says can change a finished result: the link reads
+finished matches, and drops one only on an ack that verifies under the
+pairing key. Ctrl-C (0x03) and Ctrl-D (0x04) are plain bytes here
+(micropython.kbd_intr(-1)); mpremote's `\\r\\x03\\r\\x01` outside a frame asks for
+maintenance mode, as a `repl` request does.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+import asyncio
+import hashlib
+import time
+
+from nakk import VERSION, proto, record
+from nakk.event import EventError, encode, parse
+from nakk.journal import READ_BUF, write_atomic
+from nakk.sign import KEY_LEN, eq, hmac_sha256
+
+POLL_MS = const(10)       # how often the port is looked at while it is quiet
+PAIR_MS = const(60000)    # the players have this long to confirm a pairing
+_RX = const(256)          # bytes taken from the port per read
+_LIST_MAX = const(40)     # matches named per `list` response (it says when there are more)
+_DATA_MAX = const(1400)   # escaped bytes of match data per `get` response (fits MAX_LINE)
+_KEY_MAGIC = b"nakk-key 1 "
+_MREPL = b"\r\x03\r\x01"  # mpremote: interrupt, then raw REPL
+
+_Q_PAIR = ("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?")   # the UI adds "Hoia OK"
+
+_ASSIGN_FIELDS = ("tournament", "table", "round", "ruleset", "settings", "sides", "seats",
+                  "first_shuffler", "boards", "room", "clock", "note")
+
+
+class _Refuse(Exception):
+    """A request that gets an error response: code and why."""
+
+    def __init__(self, code, why):
+        super().__init__(why)
+        self.code = code
+        self.why = why
+
+
+def _hex(b):
+    return proto.hexlify(b).decode()
+
+
+class Link:
+    def __init__(self, app, board, poll_ms=POLL_MS):
+        self.app = app
+        self.board = board
+        self.serial = board.serial
+        self.poll_ms = poll_ms
+        self.journal = app.journal
+        self.key_path = self.journal.root + "/key"
+        self.key = self._load_key()
+        self.device = board.device_id()
+        # Every buffer a frame needs is made here, at boot: by the time the judge
+        # comes, a box with many matches on flash has a fragmented heap
+        self._rx = bytearray(_RX)
+        self._line = bytearray(proto.MAX_LINE + 2)
+        self._rbuf = bytearray(READ_BUF)   # reading a match from flash
+        self._data = bytearray(_DATA_MAX)  # one `get` response's data
+        encode({})                         # nakk.event's encode buffer, made now
+        self._n = 0            # bytes of the current line
+        self._over = False     # the current line ran past the cap: dropped
+        self._seq = 0          # how much of _MREPL came last, outside a frame
+        self._out = []         # frames waiting to be written by the task
+        self._got = None       # [n, rid, size, sha hex, events, final] of the last match read
+        self._pair = None      # [rid, key, nonce, started ms] while the players are asked
+        self._reset = False    # enter maintenance mode once the reply is written
+        self.clock_offset = 0  # the judge's clock minus the box's (seconds)
+        # counters (the simulator's I line and bench_sync read them)
+        self.frames = 0        # frames answered
+        self.errors = 0        # error frames sent
+        self.ignored = 0       # lines that were not frames
+        self.maintenance = 0   # maintenance requests seen
+        self.task = None
+
+    # ------------------------------------------------------------ key
+    def _load_key(self):
+        try:
+            with open(self.key_path, "rb") as f:
+                data = f.read(128)
+        except OSError:
+            return None
+        recs, status = record.decode_all(data)
+        if status != record.END or len(recs) != 1 or recs[0][0] != record.META:
+            return None
+        p = recs[0][1]
+        if not p.startswith(_KEY_MAGIC):
+            return None
+        try:
+            key = proto.unhexlify(p[len(_KEY_MAGIC):])
+        except ValueError:
+            return None
+        return key if len(key) == KEY_LEN else None
+
+    def _save_key(self, key):
+        write_atomic(self.key_path, record.encode(record.META, _KEY_MAGIC + proto.hexlify(key)))
+        self.key = key
+
+    # ------------------------------------------------------------ the task
+    def start(self):
+        try:
+            import micropython
+            micropython.kbd_intr(-1)   # Ctrl-C is a byte like any other: the link owns the port
+        except (ImportError, AttributeError):
+            pass
+        spawn = getattr(self.app, "spawn", None)
+        if spawn is not None:
+            spawn(self.run())
+        else:
+            self.task = asyncio.create_task(self.run())
+
+    async def run(self):
+        while True:
+            got = self.poll()
+            if got or self._out or self._reset:
+                await asyncio.sleep_ms(0)
+            else:
+                await asyncio.sleep_ms(self.poll_ms)
+
+    def poll(self):
+        """Read what waits on the port (one buffer's worth), answer whole lines, write.
+        Returns the bytes read (0 when the port was quiet: then nothing is allocated)."""
+        got = self.serial.readinto(self._rx)
+        if got:
+            self._take(got)
+        else:
+            got = 0
+        if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS + 5000:
+            self._paired(False)
+        if self._out or self._reset:
+            self._flush()
+        return got
+
+    def _flush(self):
+        out = self._out
+        write = self.serial.write
+        while out:
+            f = out.pop(0)
+            if isinstance(f, tuple):       # (body, tail) of a long frame: never joined in RAM
+                write(proto.MARK)
+                write(f[0])
+                write(f[1])
+            else:
+                write(f)
+        if self._reset:
+            self._reset = False
+            self.board.request_maintenance()
+
+    def _take(self, k):
+        rx = self._rx
+        line = self._line
+        cap = len(line)
+        for i in range(k):
+            c = rx[i]
+            # mpremote's raw-REPL request, outside a frame (it starts with \r, which ends a line)
+            if c == _MREPL[self._seq] and (self._seq > 0 or self._n == 0):
+                self._seq += 1
+                if self._seq == 4:
+                    self._seq = 0
+                    self._maintenance()
+            else:
+                self._seq = 1 if c == 13 else 0
+            if c == 10 or c == 13:
+                if self._over:
+                    if line[0] == 0x7E:
+                        self._send(proto.error(0, proto.E_TOO_LONG, "frame longer than %d bytes: dropped"
+                                               % proto.MAX_LINE))
+                        self.errors += 1
+                elif self._n:
+                    self._line_done(self._n)
+                self._n = 0
+                self._over = False
+            elif c < 0x20 and not (self._n >= 2 and line[0] == 0x7E and line[1] == 0x4E):
+                self._n = 0      # a control byte (Ctrl-C, Ctrl-D, ...) outside a frame: noise, dropped
+            elif self._n < cap:
+                line[self._n] = c
+                self._n += 1
+            else:
+                self._over = True
+
+    def _send(self, frame):
+        self._out.append(frame)
+
+    def _line_done(self, n):
+        line = self._line
+        if n < 2 or not proto.is_frame(line):
+            self.ignored += 1
+            return
+        rid = 0
+        try:
+            obj = proto.decode_frame(memoryview(line)[:n])
+            if "ok" in obj:
+                self.ignored += 1      # a response (an echo of our own): not for us
+                return
+            rid, cmd = proto.check_request(obj)
+            h = _HANDLERS.get(cmd)
+            if h is None:
+                raise _Refuse(proto.E_UNKNOWN, "unknown command %r (protocol %d: %s)"
+                              % (cmd, proto.VERSION, " ".join(proto.COMMANDS)))
+            resp = h(self, rid, obj)
+            if resp is not None:
+                self._send(proto.reply_parts(rid, resp))
+            self.frames += 1
+        except proto.ProtoError as e:
+            self._error(rid, e.code, e.why)
+        except _Refuse as e:
+            self._error(rid, e.code, e.why)
+        except Exception as e:    # nothing a frame says may stop the link
+            self._error(rid, proto.E_FAILED, repr(e))
+
+    def _error(self, rid, code, why):
+        self.errors += 1
+        self._send(proto.error(rid, code, why))
+
+    def _maintenance(self):
+        self.maintenance += 1
+        if getattr(self.board, "request_maintenance", None) is not None:
+            self._reset = True
+
+    # ------------------------------------------------------------ what is there to sync
+    def _ready(self):
+        """Match numbers the judge may take: finished, and not the match still at the table
+        unless its result is locked (every side answered): the players may still confirm."""
+        table = self.app.table
+        out = []
+        for n, fin in self.journal.matches():
+            if not fin:
+                continue
+            if n == table.n and table.match is not None and not table.match.locked():
+                continue
+            out.append(n)
+        return out
+
+    def _read(self, n):
+        """[n, rid, size, sha256 hex, events, final] of finished match n (one pass over flash; cached)."""
+        g = self._got
+        if g is not None and g[0] == n:
+            return g
+        from nakk.match import Match
+        j = self.journal
+        h = hashlib.sha256()
+        size = 0
+        count = 0
+        m = Match(lambda: (parse(r) for r in j.records(n)))
+        for kind, p in j.records(n, kinds=True, buf=self._rbuf):
+            if kind == record.ACK:
+                continue
+            if count:
+                h.update(b"\n")
+                size += 1
+            h.update(p)
+            size += len(p)
+            count += 1
+            m.apply(parse(p))
+        st = m.summary()
+        final = st.get("final") if st.get("over") else None
+        g = [n, j.result_id(n), size, _hex(h.digest()), count, final]
+        self._got = g
+        return g
+
+    def _chunk(self, n, off):
+        """The bytes of match n's stored data from off (at most _DATA_MAX once escaped in JSON),
+        as a str."""
+        out = self._data
+        k = 0
+        pos = 0
+        budget = _DATA_MAX
+        first = True
+        for kind, p in self.journal.records(n, kinds=True, buf=self._rbuf):
+            if kind == record.ACK:
+                continue
+            if not first:
+                p = b"\n" + p
+            first = False
+            end = pos + len(p)
+            if end > off:
+                i = off - pos if off > pos else 0
+                while i < len(p):
+                    c = p[i]
+                    cost = 2 if c == 0x22 or c == 0x5C else 1
+                    if cost > budget:
+                        return bytes(out[:k]).decode()
+                    budget -= cost
+                    out[k] = c
+                    k += 1
+                    i += 1
+            pos = end
+        return bytes(out[:k]).decode()
+
+    def _need_key(self):
+        if self.key is None:
+            raise _Refuse(proto.E_NOT_PAIRED, "this box is not paired with a judge: nakk pair")
+
+    def _number(self, obj, name):
+        v = obj.get(name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0 or v >= proto.ID_MAX:
+            raise _Refuse(proto.E_BAD, "%s: a whole number" % name)
+        return v
+
+    # ------------------------------------------------------------ commands
+    def c_hello(self, rid, obj):
+        from nakk import rules
+        j = self.journal
+        ready = self._ready()
+        out = {"device": self.device, "fs_id": j.fs_id, "fw": VERSION, "proto": proto.VERSION,
+               "journal": record.VERSION, "rulesets": list(rules.NAMES), "free": j.free_bytes(),
+               "unsynced": self.app.table.waiting(), "ready": len(ready), "paired": self.key is not None,
+               "clock": int(time.time()) + self.clock_offset, "max_line": proto.MAX_LINE,
+               "damaged": len(j.damaged)}
+        nonce = obj.get("nonce")
+        if nonce is not None:
+            if not isinstance(nonce, str) or not 8 <= len(nonce) <= 64:
+                raise _Refuse(proto.E_BAD, "nonce: 8 to 64 characters")
+            if self.key is not None:
+                out["mac"] = _hex(hmac_sha256(self.key, proto.hello_msg(nonce, self.device, j.fs_id)))
+        return out
+
+    def c_list(self, rid, obj):
+        ready = self._ready()
+        j = self.journal
+        return {"matches": [[n, j.result_id(n)] for n in ready[:_LIST_MAX]],
+                "more": len(ready) > _LIST_MAX}
+
+    def c_get(self, rid, obj):
+        self._need_key()
+        n = self._number(obj, "n")
+        off = obj.get("off", 0)
+        if not isinstance(off, int) or isinstance(off, bool) or off < 0:
+            raise _Refuse(proto.E_BAD, "off: a whole number")
+        if n not in self._ready():
+            raise _Refuse(proto.E_NO_MATCH, "no finished, unacknowledged match %d" % n)
+        g = self._read(n)
+        if off > g[2]:
+            raise _Refuse(proto.E_BAD, "off: past the end (%d bytes)" % g[2])
+        data = self._chunk(n, off)
+        out = {"n": n, "rid": g[1], "off": off, "size": g[2], "sha256": g[3],
+               "data": data, "end": off + len(data) >= g[2]}
+        if off == 0:
+            out["sig"] = _hex(hmac_sha256(self.key, proto.result_msg(g[1], g[3])))
+            out["final"] = g[5]
+            out["events"] = g[4]
+        return out
+
+    def c_ack(self, rid, obj):
+        self._need_key()
+        n = self._number(obj, "n")
+        rid_s = obj.get("rid")
+        sha = obj.get("sha256")
+        mac = obj.get("mac")
+        if not isinstance(rid_s, str) or not isinstance(sha, str) or not isinstance(mac, str):
+            raise _Refuse(proto.E_BAD, "ack needs rid, sha256 and mac")
+        j = self.journal
+        if rid_s != j.result_id(n):
+            raise _Refuse(proto.E_BAD, "rid: not this box's result %d" % n)
+        try:
+            given = proto.unhexlify(mac)
+        except ValueError:
+            raise _Refuse(proto.E_BAD, "mac: hex")
+        if not eq(hmac_sha256(self.key, proto.ack_msg(rid_s, sha)), given):
+            raise _Refuse(proto.E_BAD_MAC, "the acknowledgement is not signed with this box's key")
+        if n not in self._ready():
+            raise _Refuse(proto.E_NO_MATCH, "no finished, unacknowledged match %d (already acknowledged?)" % n)
+        g = self._read(n)
+        if not eq(g[3].encode(), sha.encode()):
+            raise _Refuse(proto.E_BAD, "sha256: not the hash of match %d as stored" % n)
+        judge = obj.get("judge")
+        ev = {"seq": g[4] + 1, "type": "synced", "hash": sha}
+        if isinstance(judge, str) and len(judge) <= 64:
+            ev["judge"] = judge
+        try:
+            j.ack(n, encode(ev))
+        except Exception as e:
+            raise _Refuse(proto.E_FAILED, "could not save the acknowledgement: %r" % (e,))
+        self._got = None
+        self._changed()
+        return {"n": n, "acked": True}
+
+    def c_assign(self, rid, obj):
+        from nakk.match import Match
+        a = {}
+        for k in _ASSIGN_FIELDS:
+            if k in obj:
+                a[k] = obj[k]
+        ev = dict(a)
+        ev["type"] = "setup"
+        ev["seq"] = 1
+        ev["v"] = 1
+        try:
+            Match().apply(ev)      # the same check as a match started at the table
+        except EventError as e:
+            raise _Refuse(proto.E_BAD, str(e))
+        a["device"] = self.device
+        try:
+            write_atomic(self.app.assignment_path, encode(a))
+        except OSError as e:
+            raise _Refuse(proto.E_FAILED, "could not save the assignment: %r" % (e,))
+        clock = a.get("clock")
+        if isinstance(clock, int) and clock > 0:
+            self.clock_offset = clock - int(time.time())
+        changed = getattr(self.app, "assignment_changed", None)
+        if changed is not None:
+            changed()
+        return {"assigned": True}
+
+    def c_pair(self, rid, obj):
+        key = obj.get("key")
+        nonce = obj.get("nonce")
+        if not isinstance(nonce, str) or not 8 <= len(nonce) <= 64:
+            raise _Refuse(proto.E_BAD, "nonce: 8 to 64 characters")
+        try:
+            key = proto.unhexlify(key) if isinstance(key, str) else b""
+        except ValueError:
+            key = b""
+        if len(key) != KEY_LEN:
+            raise _Refuse(proto.E_BAD, "key: %d bytes in hex" % KEY_LEN)
+        ask = getattr(self.app, "ask", None)
+        if ask is None:
+            raise _Refuse(proto.E_REFUSED, "this box cannot ask its players")
+        if self._pair is not None:
+            raise _Refuse(proto.E_BUSY, "a pairing is already waiting for the players")
+        self._pair = [rid, key, nonce, time.ticks_ms()]
+        ask(_Q_PAIR, self._paired, PAIR_MS)
+        return None     # the answer comes when the players have answered
+
+    def _paired(self, yes):
+        p = self._pair
+        if p is None:
+            return
+        self._pair = None
+        rid, key, nonce = p[0], p[1], p[2]
+        if not yes:
+            self._error(rid, proto.E_REFUSED, "the players did not confirm the pairing")
+            return
+        try:
+            self._save_key(key)
+        except OSError as e:
+            self._error(rid, proto.E_FAILED, "could not save the key: %r" % (e,))
+            return
+        mac = hmac_sha256(key, proto.pair_msg(nonce, self.device, self.journal.fs_id))
+        self._send(proto.reply(rid, {"paired": True, "device": self.device,
+                                     "fs_id": self.journal.fs_id, "mac": _hex(mac)}))
+
+    def c_repl(self, rid, obj):
+        if getattr(self.board, "request_maintenance", None) is None:
+            raise _Refuse(proto.E_REFUSED, "this board has no maintenance mode")
+        self.maintenance += 1
+        self._reset = True
+        return {"maintenance": True}
+
+    def _changed(self):
+        f = getattr(self.app, "journal_changed", None)
+        if f is not None:
+            f()
+
+
+_HANDLERS = {"hello": Link.c_hello, "list": Link.c_list, "get": Link.c_get, "ack": Link.c_ack,
+             "assign": Link.c_assign, "pair": Link.c_pair, "repl": Link.c_repl}

@@ -1,0 +1,341 @@
+"""The judge's end of the serial link: finding boxes, a pyserial transport, and the protocol's requests.
+
+    for port in discover():                 # USB 2E8A:0005 and running simulators
+        with Box(port.url) as box:          # anything serial_for_url opens
+            h = box.hello()                 # dict: device, fs_id, fw, proto, paired, ...
+    assign(url, {"ruleset": "saare-2020", "table": 3, "round": 1, "sides": [...]})
+
+Frames are nakk.proto's (docs/protocol.md). Every request waits for the
+response with its id, ignoring other lines (console output, echoes, stale
+answers), up to a timeout; a box that does not answer in time has its port
+closed and opened again once (a box whose USB output stalled while it
+booted comes back that way), then DeviceError says so in plain words.
+"""
+
+import os
+import secrets
+import time
+
+import serial
+
+from nakk import proto
+
+USB_VID = 0x2E8A   # Raspberry Pi
+USB_PID = 0x0005   # MicroPython's USB CDC on the RP2040
+TIMEOUT = 3.0      # seconds for an answer
+PAIR_TIMEOUT = 75.0  # the players confirm a pairing on the box (it gives up after 60 s)
+
+
+class DeviceError(Exception):
+    """A box could not be reached or did not answer sensibly (the message says which, in plain words)."""
+
+
+class Refused(DeviceError):
+    """The box answered with an error frame: .code (proto.ERRORS) and .why."""
+
+    def __init__(self, code, why, url=""):
+        DeviceError.__init__(self, "%s: the box refused: %s" % (url, why) if url else why)
+        self.code = code
+        self.why = why
+
+
+class Port:
+    """A place a box may be: url (for serial_for_url), kind ("usb", "sim" or "url") and a label."""
+
+    def __init__(self, url, kind="url", label=""):
+        self.url = url
+        self.kind = kind
+        self.label = label or url
+
+    def __repr__(self):
+        return "Port(%r, %r)" % (self.url, self.kind)
+
+
+def discover():
+    """Every connected box: USB ports with the Pico's VID:PID, then the registered simulators."""
+    out = []
+    try:
+        from serial.tools import list_ports
+        for p in sorted(list_ports.comports(), key=lambda p: p.device):
+            if p.vid == USB_VID and p.pid == USB_PID:
+                out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or "")))
+    except Exception:      # a platform whose port list fails still finds simulators
+        pass
+    from nakk_host import simulator
+    for e in simulator.registered_simulators():
+        out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", "")))))
+    return out
+
+
+def ports_from(urls):
+    """Ports for the URLs named on the command line, or every discovered box when none is named."""
+    if urls:
+        return [Port(u) for u in urls]
+    return discover()
+
+
+class Box:
+    """One box on one port. Use as a context manager, or open()/close()."""
+
+    def __init__(self, url, timeout=TIMEOUT):
+        self.url = url
+        self.timeout = timeout
+        self.ser = None
+        self._next = secrets.randbelow(1 << 20) + 1     # request ids: a fresh run never reuses a stale answer
+        self._buf = bytearray()
+        self._lines = []
+        self._waiting = set()   # ids sent and not yet answered (pipelined requests)
+        self._stash = {}        # answers that came for another waiting id
+        self.reopened = 0
+        self.sent = 0        # bytes written
+        self.received = 0    # bytes read
+
+    # ------------------------------------------------------------ transport
+    def open(self):
+        try:
+            self.ser = serial.serial_for_url(self.url, baudrate=115200, timeout=0.02, write_timeout=self.timeout)
+        except (serial.SerialException, OSError, ValueError) as e:
+            raise DeviceError("%s: cannot open the port: %s" % (self.url, e)) from None
+        self._buf = bytearray()
+        self._lines = []
+        self._waiting = set()
+        self._stash = {}
+        return self
+
+    def close(self):
+        if self.ser is not None:
+            try:
+                self.ser.close()
+            except Exception:
+                pass
+            self.ser = None
+
+    def reopen(self):
+        self.close()
+        self.reopened += 1
+        self.open()
+
+    def __enter__(self):
+        if self.ser is None:
+            self.open()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def write(self, data):
+        try:
+            self.ser.write(data)
+            self.ser.flush()
+        except (serial.SerialException, OSError) as e:
+            raise DeviceError("%s: cannot write to the port: %s" % (self.url, e)) from None
+        self.sent += len(data)
+
+    def _read_lines(self, deadline):
+        """Whole lines read so far (bytes, no line end); waits for some until deadline."""
+        ser = self.ser
+        while not self._lines:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                n = ser.in_waiting
+                data = ser.read(n if n else 1)
+            except (serial.SerialException, OSError) as e:
+                raise DeviceError("%s: the port failed: %s" % (self.url, e)) from None
+            if not data:
+                continue
+            self.received += len(data)
+            self._buf += data
+            while True:
+                i = self._buf.find(b"\n")
+                if i < 0:
+                    if len(self._buf) > proto.MAX_LINE + 2:
+                        del self._buf[:]           # an overlong line: not a frame, drop it
+                    break
+                line = bytes(self._buf[:i])
+                del self._buf[:i + 1]
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+                if len(line) <= proto.MAX_LINE and proto.is_frame(line):
+                    self._lines.append(line)
+        return True
+
+    # ------------------------------------------------------------ requests
+    def send(self, cmd, fields=None):
+        """Write one request; returns its id."""
+        rid = self._next
+        self._next = rid + 1 if rid + 1 < proto.ID_MAX else 1
+        self.write(proto.request(rid, cmd, fields))
+        self._waiting.add(rid)
+        return rid
+
+    def wait(self, rid, timeout=None):
+        """The response to request rid (a dict with ok true); Refused for an error frame,
+        DeviceError(timeout) when none comes in time."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            obj = self._stash.pop(rid, None)
+            while obj is None and self._lines:
+                line = self._lines.pop(0)
+                try:
+                    got = proto.decode_frame(line)
+                except proto.ProtoError:
+                    continue               # damaged on the way: the request will time out and be sent again
+                if "ok" not in got:
+                    continue               # a request (an echo): not an answer
+                if got.get("id") == rid:
+                    obj = got
+                elif got.get("id") in self._waiting:
+                    self._stash[got["id"]] = got   # a pipelined request's answer, for later
+                # else: stale, or the box's answer to noise
+            if obj is not None:
+                self._waiting.discard(rid)
+                if obj["ok"] is True:
+                    return obj
+                raise Refused(str(obj.get("error")), str(obj.get("why", "")), self.url)
+            if not self._read_lines(deadline):
+                raise Timeout("%s: no answer from the box in time" % self.url)
+
+    def request(self, cmd, fields=None, timeout=None, retry=True):
+        """Send a request and wait for its answer. On a timeout the port is reopened and the
+        request sent once more (retry=False: not); then DeviceError."""
+        try:
+            return self.wait(self.send(cmd, fields), timeout)
+        except Timeout:
+            if not retry or self.reopened:
+                raise DeviceError("%s: the box does not answer (%s), even after the port was reopened"
+                                  % (self.url, cmd) if self.reopened else
+                                  "%s: the box does not answer (%s)" % (self.url, cmd)) from None
+            self.reopen()
+            try:
+                return self.wait(self.send(cmd, fields), timeout)
+            except Timeout:
+                raise DeviceError("%s: the box does not answer (%s), even after the port was reopened"
+                                  % (self.url, cmd)) from None
+
+    # ------------------------------------------------------------ commands
+    def hello(self, nonce=None):
+        """The box's hello: device, fs_id, fw, proto, journal, rulesets, free, unsynced, ready,
+        paired, clock; with a nonce, a paired box adds mac (proto.hello_msg under its key)."""
+        fields = {} if nonce is None else {"nonce": nonce}
+        h = self.request("hello", fields)
+        if h.get("proto") != proto.VERSION:
+            raise DeviceError("%s: the box speaks protocol %s, this nakk speaks %d: update one of them"
+                              % (self.url, h.get("proto"), proto.VERSION))
+        return h
+
+    def list(self):
+        """[(match number, result id)] of the finished matches the box offers, and whether there are more."""
+        r = self.request("list")
+        return [(int(m[0]), str(m[1])) for m in r.get("matches", [])], bool(r.get("more"))
+
+    def get(self, n):
+        """Match n as the box stores it: dict with rid, raw (bytes), sha256, sig, final, events."""
+        return self._rest(n, self.request("get", {"n": n, "off": 0}))
+
+    def get_many(self, ns, window=8):
+        """{n: get(n)} for many matches, their first chunks pipelined `window` at a time (the
+        round trip, not the box, is what a sync waits for). Refused answers are {n: Refused}."""
+        out = {}
+        ns = list(ns)
+        try:
+            for i in range(0, len(ns), window):
+                part = ns[i:i + window]
+                ids = [(n, self.send("get", {"n": n, "off": 0})) for n in part]
+                for n, rid in ids:
+                    try:
+                        out[n] = self._rest(n, self.wait(rid))
+                    except Refused as e:
+                        out[n] = e
+        except Timeout:
+            for n in ns:                      # one by one, with the port reopened once
+                if n not in out:
+                    try:
+                        out[n] = self.get(n)
+                    except Refused as e:
+                        out[n] = e
+        return out
+
+    def _rest(self, n, first):
+        parts = [first["data"].encode("ascii")]
+        size = first["size"]
+        got = len(parts[0])
+        while got < size:
+            r = self.request("get", {"n": n, "off": got})
+            if r.get("sha256") != first["sha256"] or r.get("size") != size:
+                raise DeviceError("%s: match %d changed while it was read" % (self.url, n))
+            chunk = r["data"].encode("ascii")
+            if not chunk:
+                raise DeviceError("%s: match %d: the box sent no data at offset %d" % (self.url, n, got))
+            parts.append(chunk)
+            got += len(chunk)
+        return {"n": n, "rid": first["rid"], "raw": b"".join(parts), "size": size, "sha256": first["sha256"],
+                "sig": first.get("sig"), "final": first.get("final"), "events": first.get("events")}
+
+    def ack_many(self, items, key, judge=None):
+        """Acknowledge [(n, rid, sha256)] pipelined; {n: True (dropped now) / False (already)}."""
+        from nakk.sign import hmac_sha256
+        out = {}
+        try:
+            ids = []
+            for n, rid, sha in items:
+                fields = {"n": n, "rid": rid, "sha256": sha, "mac": hmac_sha256(key, proto.ack_msg(rid, sha)).hex()}
+                if judge:
+                    fields["judge"] = judge[:64]
+                ids.append((n, self.send("ack", fields)))
+            for n, rid in ids:
+                try:
+                    self.wait(rid)
+                    out[n] = True
+                except Refused as e:
+                    if e.code != proto.E_NO_MATCH:
+                        raise
+                    out[n] = False
+        except Timeout:
+            for n, rid, sha in items:
+                if n not in out:
+                    out[n] = self.ack(n, rid, sha, key, judge)
+        return out
+
+    def ack(self, n, rid, sha256, key, judge=None):
+        """Acknowledge a stored result (the box then drops it). True when the box dropped it now,
+        False when it had already (a repeated ack)."""
+        from nakk.sign import hmac_sha256
+        fields = {"n": n, "rid": rid, "sha256": sha256,
+                  "mac": hmac_sha256(key, proto.ack_msg(rid, sha256)).hex()}
+        if judge:
+            fields["judge"] = judge[:64]
+        try:
+            self.request("ack", fields)
+            return True
+        except Refused as e:
+            if e.code == proto.E_NO_MATCH:
+                return False
+            raise
+
+    def assign(self, assignment):
+        """Push the next match's assignment (setup fields: tournament, table, round, ruleset,
+        settings, sides, seats, first_shuffler, boards, room; clock defaults to now)."""
+        fields = dict(assignment)
+        fields.setdefault("clock", int(time.time()))
+        return self.request("assign", fields)
+
+    def pair(self, key, nonce, timeout=PAIR_TIMEOUT):
+        """Give the box its key; returns once the players confirmed it on the box (Refused if not)."""
+        return self.request("pair", {"key": key.hex(), "nonce": nonce}, timeout=timeout, retry=False)
+
+    def repl(self):
+        """Ask the box for maintenance mode (it resets; mpremote then has the REPL)."""
+        return self.request("repl", retry=False)
+
+
+class Timeout(DeviceError):
+    """No answer in time (request() reopens the port once on this)."""
+
+
+def assign(url, assignment, timeout=TIMEOUT):
+    """Push one assignment to the box at url (the function `nakk assign` calls). Returns the box's answer."""
+    with Box(url, timeout) as box:
+        return box.assign(assignment)

@@ -1,0 +1,327 @@
+"""The judge's commands: `nakk sync`, `nakk results`, `nakk pair`, `nakk doctor` (one function and parser each; cli.py adds them).
+
+Tables and the progress bar are rich's; --json prints one JSON document for scripts.
+"""
+
+import json
+import secrets
+import sys
+
+from nakk import proto
+from nakk.sign import KEY_LEN, hmac_sha256
+
+DEFAULT_DB = "nakk.db"
+
+
+def _errors():
+    from nakk_host.cli import CommandError
+    return CommandError
+
+
+def _db(path, create=True):
+    from nakk_host import store
+    try:
+        return store.open_db(path, create=create)
+    except store.StoreError as e:
+        raise _errors()(str(e))
+
+
+def _ports(urls):
+    from nakk_host import device as D
+    ports = D.ports_from(urls)
+    if not ports:
+        raise _errors()("no box found: no USB scoreboard (2E8A:0005) and no running simulator; "
+                        "plug one in, start `nakk sim`, or name a port with --port")
+    return ports
+
+
+def _console(stderr=False):
+    from rich.console import Console
+    return Console(stderr=stderr, highlight=False)
+
+
+# ---------------------------------------------------------------- sync
+
+def run_sync(db, urls, as_json=False, timeout=None, out=None):
+    """Sync and print the summary; returns (exit status, reports). Used by `nakk sync` and `nakk demo`."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from nakk_host import device as D
+    from nakk_host import sync as S
+    ports = _ports(urls)
+    _db(db).close()
+    timeout = D.TIMEOUT if timeout is None else timeout
+    show = not as_json and sys.stderr.isatty()
+    if show:
+        with Progress(TextColumn("syncing"), BarColumn(), MofNCompleteColumn(), TextColumn("boxes"),
+                      TimeElapsedColumn(), console=_console(stderr=True), transient=True) as bar:
+            task = bar.add_task("sync", total=len(ports))
+            reports = S.sync(ports, db, timeout, on_done=lambda r: bar.advance(task))
+    else:
+        reports = S.sync(ports, db, timeout)
+    if as_json:
+        print(S.summary_json(reports), file=out or sys.stdout)
+    else:
+        print_sync(reports, db, out)
+    return (0 if all(r.ok() for r in reports) else 1), reports
+
+
+def print_sync(reports, db, out=None):
+    from rich.table import Table
+    con = _console() if out is None else _rich_to(out)
+    t = Table(title="nakk sync into %s" % db, title_justify="left")
+    for col in ("box", "new", "already stored", "flagged", "rejected", "left on box"):
+        t.add_column(col, justify="left" if col == "box" else "right")
+    notes = []
+    for r in reports:
+        name = r.device or r.port.url
+        if r.port.kind == "sim":
+            name += " (simulator)"
+        if r.error:
+            t.add_row(name, "-", "-", "-", "-", "-")
+            notes.append("%s: not synced: %s" % (name, r.error))
+            continue
+        t.add_row(name, str(len(r.new)), str(len(r.already)), str(len(r.flagged)), str(len(r.rejected)),
+                  str(r.left))
+        for rid, why in r.rejected:
+            notes.append("%s: rejected %s: %s" % (name, rid or "", why))
+        for rid in r.flagged:
+            notes.append("%s: %s stored FLAGGED: the judge's recount differs (nakk results)" % (name, rid))
+    con.print(t)
+    for n in notes:
+        con.print(n, markup=False)
+    new = sum(len(r.new) for r in reports)
+    already = sum(len(r.already) for r in reports)
+    if new == 0 and not any(r.error for r in reports):
+        con.print("Nothing new: %d result(s) were already stored." % already if already else
+                  "Nothing new: no finished match waits on the box(es).", markup=False)
+
+
+def _rich_to(f):
+    from rich.console import Console
+    return Console(file=f, highlight=False, width=120)
+
+
+def cmd_sync(args):
+    status, _ = run_sync(args.db, args.port, args.json, args.timeout)
+    return status
+
+
+def add_sync(sub):
+    p = sub.add_parser("sync", help="pull every finished match from the boxes into the judge's database",
+                       description="Find every connected box (USB 2E8A:0005 and running simulators) or the ports "
+                       "named, and for each, concurrently: pull its finished matches, check their signatures, "
+                       "count them again with nakk.rules, store them (exactly once), and only then acknowledge "
+                       "them so the box drops them.")
+    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s; created if missing)")
+    p.add_argument("--port", action="append", metavar="URL",
+                   help="a box's port: a device path, socket://host:port, ... (repeat for more; default: every box found)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds to wait for a box's answer (default 3)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_sync)
+
+
+# ---------------------------------------------------------------- results
+
+def result_rows(conn):
+    from nakk_host import store
+    rows = []
+    names = {d["device_id"]: d["name"] for d in store.devices(conn)}
+    for r in store.results(conn):
+        s = r["summary"]
+        rows.append({"result_id": r["result_id"], "box": names.get(r["device_id"]) or r["device_id"] or r["source"],
+                     "tournament": r["tournament"], "table": r["table_no"], "round": r["round_no"],
+                     "room": r["room"], "ruleset": r["ruleset"], "sides": s.get("sides"),
+                     "totals": s.get("final"), "winner": s.get("winner"), "over": s.get("over"),
+                     "status": r["status"], "problems": r["problems"], "received_at": r["received_at"]})
+    return rows
+
+
+def cmd_results(args):
+    conn = _db(args.db, create=False)
+    try:
+        rows = result_rows(conn)
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    print_results(rows)
+    return 0
+
+
+def print_results(rows, out=None):
+    from rich.table import Table
+    con = _console() if out is None else _rich_to(out)
+    if not rows:
+        con.print("No results stored yet (nakk sync pulls them from the boxes).")
+        return
+    t = Table(title_justify="left")
+    for col in ("box", "table", "round", "ruleset", "sides", "totals", "winner", "status"):
+        t.add_column(col)
+    for r in rows:
+        sides = " - ".join(str(x) for x in r["sides"] or [])
+        totals = " : ".join(str(x) for x in r["totals"] or [])
+        status = r["status"]
+        if r["problems"]:
+            status += ": " + "; ".join(r["problems"])
+        t.add_row(str(r["box"]), _s(r["table"]), _s(r["round"]), _s(r["ruleset"]), sides, totals,
+                  _s(r["winner"]) if r["over"] else "not over", status)
+    con.print(t)
+
+
+def _s(v):
+    return "-" if v is None else str(v)
+
+
+def add_results(sub):
+    p = sub.add_parser("results", help="list the results stored in the judge's database",
+                       description="List the stored results: box, table, round, ruleset, sides, totals, winner, "
+                       "and whether each was verified or flagged (with why).")
+    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.set_defaults(func=cmd_results)
+
+
+# ---------------------------------------------------------------- pair
+
+def pair_box(db, url, name=None, timeout=None, say=print):
+    """Pair the box at url with this judge: a fresh key, confirmed on the box by a long press. Returns the hello."""
+    from nakk_host import device as D
+    from nakk_host import store
+    E = _errors()
+    conn = _db(db)
+    try:
+        with D.Box(url) as box:
+            h = box.hello()
+            key = secrets.token_bytes(KEY_LEN)
+            nonce = secrets.token_hex(8)
+            say("Box %s (filesystem %s): confirm on the box: hold OK." % (h["device"], h["fs_id"]))
+            try:
+                r = box.pair(key, nonce, timeout=timeout or D.PAIR_TIMEOUT)
+            except D.Refused as e:
+                raise E("not paired: %s" % e.why)
+            want = hmac_sha256(key, proto.pair_msg(nonce, h["device"], h["fs_id"]))
+            import hmac
+            if not hmac.compare_digest(want, bytes.fromhex(str(r.get("mac", "")))):
+                raise E("not paired: the box's answer is not signed with the new key")
+            store.save_pairing(conn, h["device"], h["fs_id"], key, name)
+            return h
+    except D.DeviceError as e:
+        raise E(str(e))
+    finally:
+        conn.close()
+
+
+def cmd_pair(args):
+    from nakk_host import device as D
+    if args.port:
+        url = args.port
+    else:
+        ports = _ports(None)
+        if len(ports) > 1:
+            raise _errors()("%d boxes found: name the one to pair with --port (%s)"
+                            % (len(ports), ", ".join(p.url for p in ports)), 2)
+        url = ports[0].url
+    h = pair_box(args.db, url, args.name, args.timeout)
+    print("Paired box %s (filesystem %s) with %s: nakk sync now takes its results." % (h["device"], h["fs_id"], args.db))
+    return 0
+
+
+def add_pair(sub):
+    p = sub.add_parser("pair", help="pair a box with this judge (a key, confirmed on the box by holding OK)",
+                       description="Give a box a fresh signing key, kept in the judge's database. The box asks its "
+                       "players first (\"Paarida kohtuniku arvutiga? Hoia OK\"): nothing changes until OK is held.")
+    p.add_argument("--port", metavar="URL", help="the box's port (default: the only box found)")
+    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s)")
+    p.add_argument("--name", help="what the judge calls this box (e.g. 'laud 3')")
+    p.add_argument("--timeout", type=float, help="seconds to wait for the long press (default 75)")
+    p.set_defaults(func=cmd_pair)
+
+
+# ---------------------------------------------------------------- doctor
+
+LOW_FLASH = 128 * 1024
+
+
+def diagnose(port, conn, timeout=None):
+    """What `nakk doctor` says about one box: a dict with the hello's facts and `problems` in words."""
+    from nakk_host import device as D
+    from nakk_host import store
+    import hmac
+    import time
+    d = {"port": port.url, "kind": port.kind, "problems": []}
+    try:
+        with D.Box(port.url, timeout or D.TIMEOUT) as box:
+            nonce = secrets.token_hex(8)
+            h = box.hello(nonce)
+    except D.DeviceError as e:
+        d["problems"].append("does not answer: %s" % e)
+        return d
+    for k in ("device", "fs_id", "fw", "proto", "journal", "paired", "unsynced", "ready", "free", "clock"):
+        d[k] = h.get(k)
+    p = d["problems"]
+    known = store.device(conn, str(h.get("device"))) if conn is not None else None
+    if not h.get("paired"):
+        p.append("not paired: run nakk pair")
+    elif known is None:
+        p.append("paired with another judge's laptop: this database does not know it (nakk pair to take it over)")
+    elif known["fs_id"] != h.get("fs_id"):
+        p.append("reformatted since it was paired: pair it again")
+    else:
+        want = hmac_sha256(bytes(known["key"]), proto.hello_msg(nonce, str(h["device"]), str(h["fs_id"])))
+        if not hmac.compare_digest(want, bytes.fromhex(str(h.get("mac", "")) or "")):
+            p.append("its key is not the one in this database: pair it again")
+    if isinstance(h.get("free"), int) and h["free"] < LOW_FLASH:
+        p.append("flash nearly full (%d KB free): sync it now" % (h["free"] // 1024))
+    if h.get("damaged"):
+        p.append("%d match(es) on its flash had damaged records (skipped)" % h["damaged"])
+    if isinstance(h.get("clock"), int) and abs(h["clock"] - time.time()) > 300:
+        p.append("its clock is off by %d s (an assignment sets it)" % int(h["clock"] - time.time()))
+    return d
+
+
+def cmd_doctor(args):
+    from nakk_host import store
+    ports = _ports(args.port)
+    conn = None
+    try:
+        conn = store.open_db(args.db, create=False)
+    except store.StoreError:
+        conn = None
+    try:
+        boxes = [diagnose(p, conn, args.timeout) for p in ports]
+    finally:
+        if conn is not None:
+            conn.close()
+    if args.json:
+        print(json.dumps(boxes, indent=1))
+    else:
+        from rich.table import Table
+        t = Table(title_justify="left")
+        for col in ("box", "firmware", "protocol", "filesystem", "paired", "unsynced", "free flash", "verdict"):
+            t.add_column(col)
+        con = _console()
+        for b in boxes:
+            free = "%d KB" % (b["free"] // 1024) if isinstance(b.get("free"), int) else "-"
+            t.add_row(_s(b.get("device") or b["port"]), _s(b.get("fw")), _s(b.get("proto")), _s(b.get("fs_id")),
+                      {True: "yes", False: "no"}.get(b.get("paired"), "-"), _s(b.get("unsynced")), free,
+                      "OK" if not b["problems"] else "see below")
+        con.print(t)
+        for b in boxes:
+            for p in b["problems"]:
+                con.print("%s (%s): %s" % (b.get("device") or "box", b["port"], p), markup=False)
+    return 0 if all(not b["problems"] for b in boxes) else 1
+
+
+def add_doctor(sub):
+    p = sub.add_parser("doctor", help="list the connected boxes and anything wrong with them",
+                       description="List every connected box (or the ports named): firmware and protocol version, "
+                       "filesystem id, paired or not, unsynced results, free flash, and what is wrong, in words.")
+    p.add_argument("--port", action="append", metavar="URL", help="a box's port (repeat; default: every box found)")
+    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database, to check pairings (default: %(default)s)")
+    p.add_argument("--timeout", type=float, help="seconds to wait for a box's answer (default 3)")
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.set_defaults(func=cmd_doctor)
+
+
+COMMANDS = (add_sync, add_results, add_pair, add_doctor)

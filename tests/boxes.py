@@ -1,0 +1,91 @@
+"""Simulated boxes for the link and sync tests (and bench/bench_sync.py): finished matches, filled flash, pairing.
+
+Matches are written into the flash image by the firmware's own journal on the
+unix port (tests/mpy/fill_journal.py) before the simulator starts, so a test
+gets 1 or 100 finished matches in a fraction of a second instead of playing
+each one with button presses; playing at the table has its own tests.
+"""
+import os
+import random
+import secrets
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def finished_match(seed=1, tournament="t", table=1, round_=1):
+    """A finished, confirmed Saare mäng 2020 match: [(finished, canonical bytes)] in order."""
+    from nakk.event import encode
+    from nakk.match import Match
+    rng = random.Random(seed)
+    m = Match()
+    out = []
+
+    def add(ev):
+        ev["seq"] = len(out) + 1
+        m.apply(ev)
+        out.append((bool(m.st.over), encode(ev)))
+
+    add({"type": "setup", "v": 1, "ruleset": "saare-2020", "tournament": tournament, "table": table,
+         "round": round_, "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]})
+    while not m.st.over:
+        maker = rng.choice("AB")
+        if m.st.chain:
+            maker = "AB"[m.st.pending[0]]
+        winner = rng.choice("AB")
+        game = m.st.pending[1] if m.st.chain else "suit"
+        ev = {"type": "deal", "game": game, "maker": maker, "result": rng.choice(("win", "win", "jann")),
+              "winner": winner}
+        try:
+            add(ev)
+        except Exception:
+            continue
+    add({"type": "confirm", "by": "A"})
+    add({"type": "confirm", "by": "B"})
+    return out
+
+
+def fill(image, count=1, key=None, seed=1, match=None):
+    """Write `count` copies of a finished match into the flash image (created if missing); with key
+    (bytes), pair the box with it. Returns (fs_id, [match numbers on the image])."""
+    from nakk_host.simulator import micropython_env, micropython_path
+    match = match or finished_match(seed)
+    lines = os.path.join(os.path.dirname(os.path.abspath(image)), ".fill-%d.txt" % os.getpid())
+    with open(lines, "wb") as f:
+        for fin, b in match:
+            f.write((b"F " if fin else b"E ") + b + b"\n")
+    args = [micropython_path(), "-X", "heapsize=320K", os.path.join(HERE, "mpy", "fill_journal.py"),
+            os.path.abspath(image), lines, str(count)]
+    if key is not None:
+        args.append(key.hex())
+    try:
+        r = subprocess.run(args, env=micropython_env(), capture_output=True, text=True, timeout=120)
+    finally:
+        os.remove(lines)
+    if r.returncode != 0:
+        raise RuntimeError("fill_journal failed: %s%s" % (r.stdout[-1000:], r.stderr[-2000:]))
+    words = r.stdout.split()
+    return words[0], [int(x) for x in words[1:]]
+
+
+def sim_device_id(image):
+    """The device id the simulator reports for an image path (board/sim.py)."""
+    import hashlib
+    return "sim-" + hashlib.sha256(os.path.abspath(image).encode()).hexdigest()[:12]
+
+
+def paired_box(tmp, name, db, count=1, seed=1):
+    """A flash image with `count` finished matches, paired with a fresh key that the judge's
+    database `db` knows. Returns (image path, fs_id, key)."""
+    from nakk_host import store
+    image = os.path.join(str(tmp), name + ".img")
+    key = secrets.token_bytes(32)
+    fs_id, _ = fill(image, count, key, seed)
+    conn = store.open_db(db)
+    try:
+        store.save_pairing(conn, sim_device_id(image), fs_id, key, name)
+    finally:
+        conn.close()
+    return image, fs_id, key

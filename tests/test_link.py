@@ -1,0 +1,35 @@
+"""The link on the box (MicroPython unix port): what it costs on the heap, and that it never allocates while idle."""
+import os
+import subprocess
+
+import boxes
+from conftest import TESTS
+from nakk_host.simulator import micropython_env, micropython_path
+
+
+def link_heap(image):
+    r = subprocess.run([micropython_path(), "-X", "heapsize=320K", os.path.join(TESTS, "mpy", "link_heap.py"), image],
+                       env=micropython_env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {k: int(v) for k, v in (line.split() for line in r.stdout.splitlines())}
+
+
+def test_link_heap(tmp_path):
+    image = str(tmp_path / "heap.img")
+    boxes.fill(image, 2, key=os.urandom(32))
+    f = link_heap(image)
+    assert f["idle_poll_total_1000"] == 0, f          # 0 B per idle poll
+    assert f["link_object"] < 12 * 1024, f            # its buffers, made once: a line (2 KB), a read chunk, flash reads (4 KB), data (1.4 KB)
+    assert 0 < f["frame_hello"] < 8192, f
+    assert f["frame_noise_line"] < 1024, f            # a line that is no frame costs next to nothing
+    assert f["frame_get_first"] < 96 * 1024, f        # one pass folds and hashes the match (garbage)
+
+
+def test_link_control_bytes_and_maintenance(tmp_path):
+    image = str(tmp_path / "ctl.img")
+    boxes.fill(image, 1, key=os.urandom(32))
+    r = subprocess.run([micropython_path(), "-X", "heapsize=320K", os.path.join(TESTS, "mpy", "link_check.py"), image],
+                       env=micropython_env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 7 and all(l.startswith("PASS ") for l in lines), r.stdout
