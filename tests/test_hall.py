@@ -397,3 +397,25 @@ def test_the_season_page_sums_the_stages_with_each_stage_rank(tmp_path):
             assert [x.split("<")[0] for x in ranks] == [str(s["rank"]) if s else "–" for s in r["stages"]]
     finally:
         srv.close()
+
+
+def test_after_nakk_demo_nakk_serve_shows_the_demos_result(tmp_path):
+    """The issue's 'done when': `nakk demo --db` plays, pairs and syncs a match; `nakk serve` shows it."""
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))     # the demo's simulator registers here
+    db = str(tmp_path / "nakk.db")
+    r = subprocess.run([NAKK, "demo", "--db", db], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    conn = store.open_db(db)
+    rid, summary = conn.execute("SELECT result_id, summary FROM results").fetchone()
+    conn.close()
+    final = json.loads(summary)["final"]
+    srv = Served(db)
+    try:
+        home = srv.get("/")[1]
+        assert 'data-result="%s"' % rid in home and "%d : %d" % tuple(final) in home
+        assert "nakk tournament new" in home
+        match = srv.get("/match/%s?lang=en" % rid)[1]
+        assert 'final-score">%d<' % final[0] in match and 'final-score">%d<' % final[1] in match
+        assert "pokk replay" in match and "Karvane" in match
+    finally:
+        srv.close()
