@@ -139,7 +139,7 @@ def test_the_projector_pages_by_itself(tmp_path):
         pytest.skip(WHY_NOT)
     db = str(tmp_path / "judge.db")
     conn = store.open_db(db)
-    hall_tournament(conn, 40)
+    hall_tournament(conn, 24)
     conn.close()
     srv = Served(db, "--page-seconds", "1")
     b = new_browser(1280, 720)
@@ -159,8 +159,8 @@ def test_the_projector_pages_by_itself(tmp_path):
                         round: document.querySelector('.round-no').textContent};""")
 
         first = wait_for(lambda: (lambda s: s if s["page"] == "1" else None)(shown()), 10, "page 1")
-        assert first["pages"] > 1, "40 pairs should not fit one projector screen"
-        assert 0 < len(first["names"]) < 40 and first["bottom"] <= first["height"]
+        assert first["pages"] > 1, "24 pairs should not fit one projector screen"
+        assert 0 < len(first["names"]) < 24 and first["bottom"] <= first["height"]
         assert first["round"] == "1" and len(first["clock"]) == 5 and first["clock"][2] == ":"
         second = wait_for(lambda: (lambda s: s if s["page"] == "2" else None)(shown()), 10, "page 2")
         assert second["names"] and not set(second["names"]) & set(first["names"])
@@ -170,7 +170,7 @@ def test_the_projector_pages_by_itself(tmp_path):
             seen += wait_for(lambda: (lambda s: s if s["page"] == str(p) else None)(shown()), 10, "page %d" % p)["names"]
         assert sorted(seen) == sorted(js(b, "return Array.from(document.querySelectorAll('#standings tbody tr'))"
                                             ".map(function (r) { return r.getAttribute('data-name'); })"))
-        assert len(seen) == 40
+        assert len(seen) == 24
         wait_for(lambda: shown()["page"] == "1", 10, "the pages to come round again")
     finally:
         b.quit()
