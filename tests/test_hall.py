@@ -212,6 +212,10 @@ def test_a_store_reaches_the_change_stream_within_2_s(hall, tmp_path):
         s3 = Sse(srv.port, last_id=got[0])
         assert s3.next_event(1.0) is None
         s3.close()
+        boot = got[0].split("-")[0]
+        s4 = Sse(srv.port, last_id=boot + "-999")     # a version this run never had: told to fetch at once
+        assert s4.next_event(2) == (got[0], "change")
+        s4.close()
     finally:
         s.close()
 

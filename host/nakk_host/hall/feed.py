@@ -44,8 +44,8 @@ class ChangeFeed:
         if not event_id:
             return -1
         boot, _, n = event_id.partition("-")
-        if boot != self.boot or not n.isdigit():
-            return -1
+        if boot != self.boot or not n.isdigit() or int(n) > self.version:
+            return -1           # unknown, or a version this run never had: fetch now
         return int(n)
 
     def poll(self):
