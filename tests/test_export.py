@@ -61,6 +61,9 @@ def test_csv_files_open_in_a_spreadsheet_as_the_standings_say(tmp_path, capsys, 
     assert cli.main(["export", "--out", str(out)]) == 1
     assert "exists" in capsys.readouterr().err
     assert cli.main(["export", "--out", str(out), "--force"]) == 0
+    (tmp_path / "afile").write_text("x")
+    assert cli.main(["export", "--out", str(tmp_path / "afile" / "sub")]) == 1
+    assert capsys.readouterr().err.startswith("nakk: ")
 
 
 def chromium():

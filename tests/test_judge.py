@@ -92,6 +92,9 @@ def test_paper_sheet_refuses_what_the_box_refuses_and_loses_nothing(env, capsys,
     m = S.matches(conn, "e")[0]
     assert m["final"] == [2 * VALUE["pime-pits"], VALUE["ruutu"] + 2]
     rc, out, err = run(capsys, monkeypatch, ["enter", "--round", "1", "--table", "1", "--why", "again"], "\nq\n")
+    assert rc == 1 and "has a result already (paper-1)" in err and "--void" in err
+    run(capsys, monkeypatch, ["correct", "paper-1", "--void", "--why", "typed the wrong table"])
+    rc, out, err = run(capsys, monkeypatch, ["enter", "--round", "1", "--table", "1", "--why", "again"], "\nq\n")
     assert rc == 1 and "nothing stored" in err
 
 
@@ -303,3 +306,88 @@ def test_cli_round_page_season_json_and_plain_errors(env, capsys, monkeypatch):
     assert rc == 1 and err.startswith("nakk: no tournament 'nope'")
     rc, out, err = run(capsys, monkeypatch, ["correct", "nope", "--why", "x", "--points", "1", "1"])
     assert rc == 1 and "no result 'nope'" in err
+
+
+def test_round_robin_gives_way_to_swiss_when_the_field_changes(env):
+    conn = db(env)
+    t = stage(conn, ["A", "B", "C", "D"], rounds=3, code="rr")
+    assert D.draw_next(conn, t, seed=1)[1] == "round-robin"
+    for tb in S.round_tables(conn, t)["tables"]:
+        names = [s["name"] for s in tb["sides"]]
+        store(conn, "r1t%d" % tb["table"], saare_events("rr", 1, tb["table"], names, [("pime-pits", "A", "A")] * 2))
+    P.add_many(conn, t, [{"name": "E", "players": ["E 1", "E 2"]}])          # a late entry
+    rn, method, seed, barred = D.draw_next(conn, t, seed=1)
+    assert method == "swiss"
+    met = {frozenset(s["no"] for s in tb["sides"]) for tb in S.round_tables(conn, t, 1)["tables"]}
+    for tb in S.round_tables(conn, t, 2)["tables"]:
+        assert frozenset(s["no"] for s in tb["sides"]) not in met
+
+
+def test_paper_sheets_of_schmier_and_sasku_follow_their_forms():
+    from nakk_host import enter as E
+    asked = []
+
+    def answers(lines):
+        it = iter(lines)
+
+        def ask(prompt):
+            asked.append(prompt)
+            return next(it)
+        return ask
+
+    sides3 = [{"id": x, "name": "T" + x} for x in "ABC"]
+    sheet = E.Sheet({"ruleset": "schmier", "sides": sides3})
+    # SCH-01 as typed: A bids 3 (choice 1); High A; Low B; Right A; Left C; Joker B; Game A
+    fields = E._deal_steps(sheet, answers(["1 A", "1 A", "1 B", "1 A", "1 C", "1 B", "1 A"]), asked.append)
+    sheet.deal(fields)
+    assert sheet.m.st.score == [3, 2, 1]
+    # A bids 6 (choice 4) and takes everything: "rest" gives every point to the bidder
+    fields = E._deal_steps(sheet, answers(["4 A", "rest"]), asked.append)
+    sheet.deal(fields)
+    assert sheet.m.st.score == [9, 2, 1]
+    assert any(p.startswith("Bid: 1 3 [bidder]") for p in asked)
+
+    sides2 = [{"id": "A", "name": "Tiigrid 1", "team": "Tiigrid"}, {"id": "B", "name": "Karud 2", "team": "Karud"}]
+    sheet = E.Sheet({"ruleset": "sasku", "sides": sides2, "room": 1, "boards": [5, 6]})
+    fields = E._deal_steps(sheet, answers(["2 A", "1 A"]), asked.append)      # ruutu by A, A wins
+    assert fields["board"] == 5
+    sheet.deal(fields)
+    fields = E._deal_steps(sheet, answers(["3", "1 B"]), asked.append)        # all passed; B has more eyes
+    sheet.deal(fields)
+    assert sheet.m.st.over and sheet.m.st.score == [4, 2]
+
+
+def test_a_sasku_field_of_three_teams_has_a_bye(env, capsys, monkeypatch):
+    run(capsys, monkeypatch, ["tournament", "new", "Sasku", "--ruleset", "sasku", "--rounds", "2", "--boards", "4"])
+    for team in ("Tiigrid", "Karud", "Hundid"):
+        run(capsys, monkeypatch, ["players", "add", team] + sum([["--player", team + str(i)] for i in range(4)], []))
+    rc, out, err = run(capsys, monkeypatch, ["round", "--seed", "3"])
+    assert rc == 0, err
+    conn = db(env)
+    tables = S.round_tables(conn, None, 1)["tables"]
+    assert [(len(tb["sides"]), tb["bye"], tb["state"]) for tb in tables] == [(2, False, "waiting"), (1, True, "bye")]
+    assert [r["room"] for r in tables[0]["rooms"]] == [1, 2]
+    rc, out, err = run(capsys, monkeypatch, ["assign", "--table", "2"])
+    assert rc == 1 and "is a bye" in err
+    st = S.standings(conn, None)
+    bye = tables[1]["sides"][0]["name"]
+    assert [(r["name"], r["mp"], r["byes"]) for r in st["rows"]][0] == (bye, 2, 1)
+
+
+def test_cli_withdraw_and_rename_are_in_the_history(env, capsys, monkeypatch):
+    run(capsys, monkeypatch, ["tournament", "new", "E", "--ruleset", "saare-2020", "--rounds", "2"])
+    run(capsys, monkeypatch, ["players", "add", "Mets/Tamm", "--club", "Kärla"])
+    run(capsys, monkeypatch, ["players", "add", "Saar/Kask"])
+    rc, out, err = run(capsys, monkeypatch, ["players", "rename", "2", "Saar/Kaske", "--why", "spelt wrong"])
+    assert rc == 0 and "no 2 is now Saar/Kaske" in out
+    rc, out, err = run(capsys, monkeypatch, ["players", "withdraw", "1", "--why", "went home"])
+    assert rc == 0 and "withdrawn" in out
+    rc, out, err = run(capsys, monkeypatch, ["players", "withdraw", "1", "--why", "again"])
+    assert rc == 1 and "withdrawn already" in err
+    rc, out, err = run(capsys, monkeypatch, ["history", "--json"])
+    recs = json.loads(out)
+    assert [(r["what"], r["why"], r["by"]) for r in recs] == [("rename", "spelt wrong", "Kohtunik Kalju"),
+                                                            ("withdraw", "went home", "Kohtunik Kalju")]
+    assert "Saar/Kask -> Saar/Kaske" in recs[0]["text"]
+    rc, out, err = run(capsys, monkeypatch, ["players", "list"])
+    assert "withdrawn" in out and "Saar/Kaske" in out

@@ -1,23 +1,27 @@
 """The judge's evening end to end on simulated boxes: `nakk` commands, the real firmware on the unix port, SQLite.
 
 Players are imported from a Windows-1257 CSV, three rounds are drawn with
-`nakk round`, each table's assignment is put on its box's flash image with
-`nakk assign --image` (where the link puts it), the boxes play through their
-buttons, and each finished match is read back from the flash by the
-firmware's own reader and stored through intake.store_result. That last
-step stands in for `nakk sync` (the serial link is another branch's work):
-the bytes are the box's own stored records, but they do not cross a pty here.
+`nakk round`, each table's assignment is pushed to its box over the serial
+link (`nakk assign --port`, the simulator's pty, pyserial), the players start
+it with one OK and play it through the buttons, and `nakk sync --port` pulls
+the finished match through the same link into the judge's database. The
+boxes are paired by writing the judge's key where the link keeps it
+(tests/boxes.py, as the sync tests do): pairing itself is tested there.
 """
 
+import json
 import os
+import secrets
 
 import pytest
 
+import boxes
 from nakk_host import cli
+from nakk_host import players as P
 from nakk_host import simulator as Sim
 from nakk_host import standings as S
+from nakk_host import store
 from nakk_host import tournament as T
-from nakk_host.intake import store_result
 from nakk_host.store import open_db
 
 # keys on the box after it offers the judge's assignment (one OK starts it)
@@ -45,12 +49,28 @@ def nakk(capsys, *argv):
     return out.out
 
 
-def play(image, keys):
-    """Play a match on a box through its buttons; the box's stored records of it, read back
-    from its flash by the firmware's own reader."""
+def paired_box(path, name):
+    """A fresh box (flash image) paired with the judge's database: its key where the link keeps it."""
+    image = str(path / (name + ".img"))
+    key = secrets.token_bytes(32)
+    fs_id, _ = boxes.fill(image, 0, key)
+    conn = store.open_db(os.environ["NAKK_DB"])
+    store.save_pairing(conn, boxes.sim_device_id(image), fs_id, key, name)
+    conn.close()
+    return image
+
+
+def play_at_table(capsys, image, assign_args, keys):
+    """Push the table's assignment to its box over the link, play the match through the buttons
+    (the first OK takes the assignment), sync it over the link. Returns the box's stored events."""
     with Sim.Simulator(image, register=False) as sim:
+        out = nakk(capsys, "assign", "--port", sim.tty, *assign_args)
+        assert "sent to box %s" % boxes.sim_device_id(image) in out
         Sim.play(sim, Sim.parse_keys(keys))
-    return b"\n".join(Sim.dump_events(image))
+        raw = b"\n".join(Sim.dump_events(image))
+        out = nakk(capsys, "sync", "--db", os.environ["NAKK_DB"], "--port", sim.tty, "--json")
+        assert '"new": [' in out and '"rejected": []' in out
+    return raw
 
 
 def test_a_stage_on_simulated_boxes(env, capsys):
@@ -66,8 +86,9 @@ def test_a_stage_on_simulated_boxes(env, capsys):
     assert "Windows-1257" in out and "4 pairs added" in out
     conn = open_db(os.environ["NAKK_DB"])
     t = T.get(conn, "etapp1")
-    names = {e["name"] for e in __import__("nakk_host.players", fromlist=["x"]).entrants(conn, t)}
+    names = {e["name"] for e in P.entrants(conn, t)}
     assert names == {"Mets/Tamm", "Saar/Kask", "Lõhmus/Pärn", "Kuusk/Vaher"}
+    images = {1: paired_box(env, "laud1"), 2: paired_box(env, "laud2")}
 
     expect = {n: {"wins": 0, "nakks": 0, "against": 0} for n in names}
     met = set()
@@ -77,17 +98,13 @@ def test_a_stage_on_simulated_boxes(env, capsys):
         tables = S.round_tables(conn, t, rn)["tables"]
         assert [tb["state"] for tb in tables] == ["waiting", "waiting"]
         for tb in tables:
-            image = str(env / ("box%d.img" % tb["table"]))
-            nakk(capsys, "assign", "--round", str(rn), "--table", str(tb["table"]), "--image", image)
-            assert S.round_tables(conn, t, rn)["tables"][tb["table"] - 1]["state"] == "playing"
             keys, final = (A_WINS, A_WINS_FINAL) if tb["table"] == 1 else (B_WINS, B_WINS_FINAL)
-            if rn > 1:
-                keys = "OK:long " + keys      # the box still shows its last result: long OK, a new match
-            raw = play(image, keys)
+            raw = play_at_table(capsys, images[tb["table"]], ["--round", str(rn), "--table", str(tb["table"])],
+                                keys)
             assert b'"tournament":"etapp1"' in raw and b'"round":%d' % rn in raw
-            _, status, problems, new = store_result(conn, "box%d-r%d" % (tb["table"], rn), raw, "box")
-            assert (status, problems, new) == ("verified", [], True)
             a, b = [s["name"] for s in tb["sides"]]
+            setup = json.loads(raw.split(b"\n")[0])
+            assert [x["name"] for x in setup["sides"]] == [a, b]       # who plays whom, as the box showed it
             met.add(frozenset((a, b)))
             winner = a if final[0] > final[1] else b
             expect[a]["nakks"] += final[0]
@@ -109,6 +126,14 @@ def test_a_stage_on_simulated_boxes(env, capsys):
     assert [(r["wins"], r["diff"], r["nakks"]) for r in st["rows"]] == keyed
     out = nakk(capsys, "standings")
     assert "partii wins, then difference of nakks" in out
+    # and the printed final standings: the CSV for the club's spreadsheet says the same
+    nakk(capsys, "export", "--out", str(env / "etapp1"))
+    lines = (env / "etapp1" / "standings.csv").read_bytes().decode("utf-8-sig").splitlines()
+    cells = [line.split(";") for line in lines[1:]]
+    assert [int(c[5]) for c in cells] == [expect[n]["wins"] for n in order]            # ranked as above
+    assert {(c[2], int(c[5]), int(c[8])) for c in cells} == {(n, expect[n]["wins"], expect[n]["nakks"])
+                                                             for n in expect}
+    assert "Lõhmus/Pärn" in (env / "etapp1" / "standings.html").read_text(encoding="utf-8")
 
 
 # Turniirisasku: 2 boards a match; hand values from sasku-tournament.md: trump made 2, ruutu made 4,
@@ -131,12 +156,13 @@ def test_a_sasku_team_match_over_two_simulated_rooms(env, capsys):
     tb = S.round_tables(conn, t, 1)["tables"][0]
     x, y = [s["name"] for s in tb["sides"]]           # room 1: x's pair 1 NS (A); room 2: y's pair 1 NS (A)
     for room, keys in ((1, ROOM1), (2, ROOM2)):
-        image = str(env / ("room%d.img" % room))
-        nakk(capsys, "assign", "--table", "1", "--room", str(room), "--image", image)
-        raw = play(image, keys)
-        assert b'"room":%d' % room in raw and b'"team":"%s"' % x.encode() in raw
-        assert store_result(conn, "room%d" % room, raw, "box")[1] == "verified"
+        image = paired_box(env, "room%d" % room)
+        raw = play_at_table(capsys, image, ["--table", "1", "--room", str(room)], keys)
+        setup = json.loads(raw.split(b"\n")[0])
+        assert setup["room"] == room and setup["boards"] == [1, 2]
+        assert [s["team"] for s in setup["sides"]] == ([x, y] if room == 1 else [y, x])
         if room == 1:
+            assert S.round_tables(conn, t, 1)["tables"][0]["rooms"][1]["state"] == "waiting"
             assert S.round_tables(conn, t, 1)["tables"][0]["state"] == "playing"
     m = S.matches(conn, t)[0]
     assert m["state"] == "verified"
@@ -150,14 +176,15 @@ def test_a_sasku_team_match_over_two_simulated_rooms(env, capsys):
 
 
 def test_rescue_keeps_the_deals_of_a_dead_box(env, capsys):
+    # the box's flash is read by the firmware's own reader (nakk close --image), not over the link: the box is dead
     nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", "e")
     nakk(capsys, "players", "add", "Mets/Tamm")
     nakk(capsys, "players", "add", "Saar/Kask")
     nakk(capsys, "round", "--seed", "1")
-    image = str(env / "box.img")
-    nakk(capsys, "assign", "--table", "1", "--image", image)
+    image = paired_box(env, "laud1")
     sim = Sim.Simulator(image, register=False)
     try:
+        nakk(capsys, "assign", "--table", "1", "--port", sim.tty)
         Sim.play(sim, Sim.parse_keys("OK  A A  NEXT B B"))      # A +2; B's ruutu +4; then the box dies
     finally:
         sim.kill()
@@ -167,8 +194,54 @@ def test_rescue_keeps_the_deals_of_a_dead_box(env, capsys):
     conn = open_db(os.environ["NAKK_DB"])
     m = S.matches(conn, "e")[0]
     assert m["state"] == "verified" and m["final"] == [2, 4]
-    ents = {e["id"]: e["name"] for e in __import__("nakk_host.players", fromlist=["x"]).entrants(conn, T.get(conn, "e"))}
+    ents = {e["id"]: e["name"] for e in P.entrants(conn, T.get(conn, "e"))}
     a_name = S.round_tables(conn, "e", 1)["tables"][0]["sides"][0]["name"]
     assert ents[m["winner"]] == a_name                  # B forfeited: A wins
     hist = nakk(capsys, "history")
     assert "box dead, B had to leave" in hist
+
+
+def test_a_match_no_assignment_asked_for_is_synced_and_placed(env, capsys):
+    nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", "p")
+    nakk(capsys, "players", "add", "Mets/Tamm")
+    nakk(capsys, "players", "add", "Saar/Kask")
+    nakk(capsys, "round", "--seed", "1")
+    image = paired_box(env, "laud1")
+    with Sim.Simulator(image, register=False) as sim:
+        # set up by hand on the box: Saare mäng 2020, table 1, round 1, A1 shuffles; A wins 16:2
+        Sim.play(sim, Sim.parse_keys("OK OK OK OK  B B  %s A A  %s A A  A B" % (BLIND_PITS, BLIND_PITS)))
+        nakk(capsys, "sync", "--db", os.environ["NAKK_DB"], "--port", sim.tty)
+    conn = open_db(os.environ["NAKK_DB"])
+    out = nakk(capsys, "standings")
+    assert "results to place" in out and "no tournament" in out
+    rid = S.unassigned_results(conn)[0]["result_id"]
+    nakk(capsys, "correct", rid, "--place", "1", "1", "--why", "box 1 was set up by hand")
+    m = S.matches(conn, "p")[0]
+    assert m["state"] == "verified" and m["final"] == list(A_WINS_FINAL) and m["result_ids"] == [rid]
+    assert S.unassigned_results(conn) == []
+
+
+def test_assign_all_gives_each_box_its_tables_match(env, capsys):
+    nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", "all")
+    for n in ("Mets/Tamm", "Saar/Kask", "Õun/Pirn", "Kuusk/Vaher"):
+        nakk(capsys, "players", "add", n)
+    nakk(capsys, "round", "--seed", "2")
+    images = [paired_box(env, "laud %d" % i) for i in (1, 2)]
+    stray = str(env / "stray.img")                       # a box this judge never paired
+    sims = [Sim.Simulator(img) for img in images + [stray]]   # registered: found as USB boxes are
+    try:
+        rc = cli.main(["assign", "--all"])
+        out = capsys.readouterr().out
+        assert rc == 1 and "not paired with this judge" in out       # the stray box is named, left alone
+        conn = open_db(os.environ["NAKK_DB"])
+        tables = S.round_tables(conn, "all")["tables"]
+        assert [tb["state"] for tb in tables] == ["playing", "playing"]
+        for sim, tb in zip(sims, tables):
+            Sim.play(sim, Sim.parse_keys("OK"))                       # one OK takes the judge's assignment
+    finally:
+        for sim in sims:
+            sim.close()
+    for img, tb in zip(images, tables):
+        setup = json.loads(Sim.dump_events(img)[0])
+        assert (setup["table"], [x["name"] for x in setup["sides"]]) == (tb["table"],
+                                                                          [s["name"] for s in tb["sides"]])

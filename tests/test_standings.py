@@ -94,3 +94,28 @@ def test_schmier_team_totals(tmp_path):
     assert [rows[n]["points"] for n in names] == [3 + 3 * 6, 2, 1]
     assert [rows[n]["wins"] for n in names] == [1, 0, 0]
     assert S.standings(conn, t)["rows"][0]["name"] == names[0]
+
+
+def test_h2h_breaks_a_tie_by_the_matches_between_the_tied():
+    rows = {i: {"no": i, "wins": w, "diff": d, "h2h": 0} for i, w, d in ((1, 2, 5), (2, 2, 9), (3, 2, 1), (4, 0, 0))}
+    # 3 beat 1 and 2; 2 beat 1: among the three tied on wins, 3 has 2 h2h wins, 2 has 1, 1 none
+    ms = [{"counted": True, "bye": False, "entrants": [3, 1], "winner": 3},
+          {"counted": True, "bye": False, "entrants": [2, 3], "winner": 3},
+          {"counted": True, "bye": False, "entrants": [1, 2], "winner": 2},
+          {"counted": True, "bye": False, "entrants": [4, 1], "winner": 1}]
+    ranked = S._rank(rows, ["wins", "h2h", "diff"], ms)
+    assert [r["no"] for r in ranked] == [3, 2, 1, 4]
+    assert [r["h2h"] for r in ranked] == [2, 1, 0, 0]
+    # without h2h the difference decides
+    rows2 = {i: dict(r, h2h=0) for i, r in rows.items()}
+    assert [r["no"] for r in S._rank(rows2, ["wins", "diff"], ms)] == [2, 1, 3, 4]
+
+
+def test_teams_csv_needs_four_players():
+    from nakk_host import players as P
+    rows = P.parse_csv("võistkond,mängija,mängija,mängija,mängija\nTiigrid,a,b,c,d\n", "teams")
+    assert rows == [{"name": "Tiigrid", "club": "", "players": ["a", "b", "c", "d"]}]
+    import pytest
+    from nakk_host.tournament import TournamentError
+    with pytest.raises(TournamentError, match="line 2: 2 players; a team entrant has 4"):
+        P.parse_csv("team,player,player\nKarud,a,b\n", "teams")

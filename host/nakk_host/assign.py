@@ -3,8 +3,8 @@
 The record (docs/events.md, "The judge's assignment record") becomes the
 box's setup event: tournament, table, round, ruleset and settings, the sides
 with names (and teams and players), boards and room for Turniirisasku, and
-the clock. `assignment()` is a pure read of the draw; pushing it to a box is
-the link's `assign` request (the sync work); `write_to_image()` puts it where
+the clock. `assignment()` is a pure read of the draw; `push()` sends it to a box
+with the link's `assign` request (device.py); `write_to_image()` puts it where
 the link puts it on a simulator's flash image (assignment.json beside the
 journal), through the firmware's own block device on the unix port.
 """
@@ -75,6 +75,75 @@ def round_assignments(conn, t, round_no, table_no=None):
         if b is None:
             continue
         out.append((tb, room, assignment(conn, t, round_no, tb, room)))
+    return out
+
+
+def push(record, url=None, timeout=None):
+    """Push an assignment to a box over its serial link (device.Box.assign): the box at url, or
+    the one box connected. Returns (device id, url). TournamentError in plain words."""
+    from nakk_host import device as D
+    if url is None:
+        ports = D.discover()
+        if len(ports) != 1:
+            raise TournamentError("%s: name the box with --port (%s)" % (
+                "no box is connected" if not ports else "%d boxes are connected" % len(ports),
+                ", ".join(p.url for p in ports) or "USB or a running simulator"))
+        url = ports[0].url
+    try:
+        with D.Box(url, timeout or D.TIMEOUT) as box:
+            hello = box.hello()
+            box.assign(record)
+    except D.Refused as e:
+        raise TournamentError("the box at %s refused the assignment: %s" % (url, e.why))
+    except D.DeviceError as e:
+        raise TournamentError(str(e))
+    return str(hello.get("device")), url
+
+
+def table_of(name):
+    """The table number a box's name ends in ("laud 3", "Table 12", "3"; Turniirisasku "laud 3/2":
+    table 3, room 2), as (table, room); None when the name names no table."""
+    import re
+    m = re.search(r"(\d+)(?:\s*/\s*([12]))?\s*$", name or "")
+    if m is None:
+        return None
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+def push_all(conn, t, round_no, timeout=None):
+    """Push each connected box the match of the table its paired name ends in. Returns
+    [(port url, device id, table, room, what happened)]; boxes not paired with this judge,
+    named with no table, or at a table not in the round are listed and left alone."""
+    from nakk_host import device as D
+    from nakk_host import store
+    out = []
+    for port in D.discover():
+        try:
+            with D.Box(port.url, timeout or D.TIMEOUT) as box:
+                hello = box.hello()
+                dev = str(hello.get("device"))
+                known = store.device(conn, dev)
+                place = table_of(known["name"]) if known else None
+                if place is None:
+                    out.append((port.url, dev, None, None, "not paired with this judge" if known is None else
+                                "its name %r names no table: pair it with --name 'laud N'" % known["name"]))
+                    continue
+                tb, room = place
+                if t["format"] != "teams":
+                    room = 0
+                elif not room:
+                    out.append((port.url, dev, tb, None, "which room? name it 'laud %d/1' or 'laud %d/2'" % (tb, tb)))
+                    continue
+                try:
+                    rec = assignment(conn, t, round_no, tb, room)
+                except TournamentError as e:
+                    out.append((port.url, dev, tb, room, str(e)))
+                    continue
+                box.assign(rec)
+                pushed(conn, t, round_no, tb, room, rec, device_id=dev)
+                out.append((port.url, dev, tb, room, "sent: " + " vs ".join(x["name"] for x in rec["sides"])))
+        except D.DeviceError as e:
+            out.append((port.url, None, None, None, "no answer: %s" % e))
     return out
 
 

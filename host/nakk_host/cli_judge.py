@@ -22,12 +22,17 @@ def _fail(message, status=1):
 def _guard(func):
     """Run a command; the modules' plain-words errors become CommandError."""
     def run(args):
+        import sqlite3
         from nakk_host.intake import IntakeError
         from nakk_host.store import StoreError
         try:
             return func(args)
         except (T.TournamentError, IntakeError, StoreError) as e:
             _fail(str(e))
+        except sqlite3.Error as e:          # e.g. the database is locked by another program
+            _fail("the database %s: %s" % (args.db, e))
+        except OSError as e:                # a file that cannot be written (export, --html)
+            _fail("%s: %s" % (e.filename or "file", e.strerror or e))
     return run
 
 
@@ -105,7 +110,7 @@ def cmd_tournament(args):
             t["code"], t["name"], t["ruleset"], T.FORMATS[t["format"]][0], t["rounds"],
             ", season %s" % t["season"] if t["season"] else "",
             ", %d boards a match" % t["boards"] if t["boards"] else ""))
-        print("standings order: %s" % S.order_text(t["order_by"]))
+        print("standings order: %s" % S.order_text(t["order_by"], t["format"]))
         return 0
     rows = []
     for t in T.all_tournaments(conn):
@@ -200,16 +205,16 @@ def add_players(sub):
 
 def _print_round(conn, t, round_no):
     rt = S.round_tables(conn, t, round_no)
+    n = 3 if t["format"] == "schmier" else 2
     rows = []
     for tb in rt["tables"]:
         sides = [s["name"] + " (%d)" % s["no"] for s in tb["sides"]]
         if tb["bye"]:
             sides.append("bye")
+        sides += [""] * (n - len(sides))
         rows.append([tb["table"]] + sides + [tb["state"]])
-    n = 3 if t["format"] == "schmier" else 2
     cols = ["table"] + ["A", "B", "C"][:n] + ["state"]
-    _print_table("%s, round %d" % (t["name"], round_no), cols,
-                 [r + [""] * (len(cols) - len(r)) if len(r) < len(cols) else r for r in rows])
+    _print_table("%s, round %d" % (t["name"], round_no), cols, rows)
 
 
 @_guard
@@ -283,32 +288,58 @@ def cmd_assign(args):
     if not rn:
         _fail("no round drawn yet: nakk round")
     todo = A.round_assignments(conn, t, rn, args.table)
+    if args.print:
+        for tb, room, rec in todo:
+            print(json.dumps({"table": tb, "room": room, "assignment": rec}, ensure_ascii=False))
+        return 0
+    if args.all:
+        done = A.push_all(conn, t, rn)
+        if not done:
+            _fail("no box is connected (USB or a running simulator)")
+        _print_table("round %d: assignments" % rn, ["box", "port", "table", "what happened"],
+                     [[dev or "?", url, "" if tb is None else "%d%s" % (tb, "/%d" % room if room else ""), what]
+                      for url, dev, tb, room, what in done])
+        return 0 if all(what.startswith("sent") for _, _, _, _, what in done) else 1
+    if args.table is None:
+        _fail("a box plays one table: give --table, or --all for every box named after its table "
+              "(nakk assign --print shows every table's assignment)", 2)
+    todo = [x for x in todo if args.room is None or x[1] == args.room]
+    if not todo and conn.execute("SELECT 1 FROM draw WHERE tournament_id=? AND round_no=? AND table_no=? AND b IS NULL",
+                                 (t["id"], rn, args.table)).fetchone():
+        _fail("round %d table %d is a bye: no box plays it" % (rn, args.table))
+    if len(todo) != 1:
+        _fail("round %d table %d has %d boxes (rooms): give --room" % (rn, args.table, len(todo))
+              if todo else "no box plays round %d table %d%s" % (rn, args.table,
+                                                                 " room %d" % args.room if args.room else ""), 2)
+    tb, room, rec = todo[0]
+    where = "round %d table %d%s" % (rn, tb, " room %d" % room if room else "")
     if args.image:
-        if len(todo) != 1 and args.room is None:
-            _fail("--image takes one table's box: give --table (and --room for Turniirisasku)", 2)
-        todo = [x for x in todo if args.room is None or x[1] == args.room]
-        if len(todo) != 1:
-            _fail("no such box in round %d" % rn)
-        tb, room, rec = todo[0]
         A.write_to_image(args.image, rec)
         A.pushed(conn, t, rn, tb, room, rec, device_id="image:" + os.path.abspath(args.image))
-        print("round %d table %d%s: assignment written to %s (the box offers it at its next start)" % (
-            rn, tb, " room %d" % room if room else "", args.image))
+        print("%s: assignment written to %s (the box offers it at its next start)" % (where, args.image))
         return 0
-    for tb, room, rec in todo:
-        print(json.dumps({"table": tb, "room": room, "assignment": rec}, ensure_ascii=False))
+    device, url = A.push(rec, args.port)
+    A.pushed(conn, t, rn, tb, room, rec, device_id=device)
+    print("%s: %s sent to box %s (%s); one OK on the box starts it" % (
+        where, " vs ".join(s["name"] for s in rec["sides"]), device, url))
     return 0
 
 
 def add_assign(sub):
-    p = sub.add_parser("assign", help="each table's match for its box (tournament, table, round, ruleset, sides, clock)",
-                       description="Build each table's assignment from the round's draw and print it as JSON lines; "
-                       "--image writes one table's assignment onto a simulator's flash image, where the box offers "
-                       "it with one OK.")
+    p = sub.add_parser("assign", help="push a table's match to its box (tournament, table, round, ruleset, sides, clock)",
+                       description="Build a table's assignment from the round's draw (tournament, table, round, "
+                       "ruleset and settings, the sides with names, boards and room, the clock) and push it to its "
+                       "box over USB: --port URL, or the one box connected. The box offers it, one OK starts it, and "
+                       "its score screen names the pairs. --image writes it onto a simulator's flash image instead; --print shows "
+                       "every table's assignment as JSON lines.")
     p.add_argument("--round", type=int, help="round (default: the latest drawn)")
     p.add_argument("--table", type=int)
     p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
+    p.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
     p.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
+    p.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
+    p.add_argument("--all", action="store_true", help="every connected box gets the match of the table its "
+                   "name ends in (nakk pair --name 'laud 3'; Turniirisasku 'laud 3/2' for room 2)")
     _common(p)
     p.set_defaults(func=cmd_assign)
 

@@ -187,6 +187,14 @@ def draw_next(conn, t, seed=None):
     rng = random.Random("%s/%d/%d" % (t["code"], round_no, seed))
     method = method_for(t, len(ents))
     ids_by_no = [e["id"] for e in ents]
+    if method == "round-robin" and round_no > 1:
+        # the schedule hangs on round 1's field: a late entry or a withdrawal breaks it, and Swiss
+        # (which avoids repeats) takes over from here
+        first_field = set()
+        for a, b in conn.execute("SELECT a, b FROM draw WHERE tournament_id=? AND round_no=1", (t["id"],)):
+            first_field.update(x for x in (a, b) if x is not None)
+        if first_field != set(ids_by_no):
+            method = "swiss"
     if method == "round-robin":
         # the whole schedule hangs on one order of the field, fixed by round 1's seed
         if round_no == 1:

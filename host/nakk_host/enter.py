@@ -224,8 +224,22 @@ def run_sheet(sheet, ask, say):
                 raise Quit()
 
 
+def refuse_if_in(conn, t, round_no, table_no, room=0):
+    """A table whose result is in is not typed in or closed again: the judge voids the wrong
+    result first (nakk correct RESULT --void), so no result is replaced unseen."""
+    from nakk_host import standings as S
+    places, _ = S._placed_results(conn, t)
+    have = [r["result_id"] for r in places.get((round_no, table_no, room), [])]
+    if have:
+        raise TournamentError("round %d table %d%s has a result already (%s): to replace it, void it first with "
+                              "`nakk correct %s --void --why ...`" % (round_no, table_no,
+                                                                     " room %d" % room if room else "",
+                                                                     ", ".join(have), have[0]))
+
+
 def sheet_for(conn, t, round_no, table_no, room=0):
     """A Sheet set up as the box would have been (the table's assignment, without a clock)."""
+    refuse_if_in(conn, t, round_no, table_no, room)
     a = A.assignment(conn, t, round_no, table_no, room)
     a.pop("clock", None)
     return Sheet(a)
@@ -247,6 +261,7 @@ def close(conn, t, round_no, table_no, by, why, events=(), room=0, forfeit=None)
     parsed dicts; none if nothing could be read) are kept, then a forfeit by `forfeit` or the
     judge's close. Refuses events of another table. Returns (result id, status, problems)."""
     events = list(events)
+    refuse_if_in(conn, t, round_no, table_no, room)
     if events:
         setup = dict(events[0])
         want = {"tournament": t["code"], "round": round_no, "table": table_no}

@@ -1,15 +1,17 @@
 """A result's exact event bytes into the judge's database, folded and checked on the way in.
 
-Paper entry and rescue store through here; it is the one function that turns
-stored bytes into a `results` row (status verified or flagged, the summary
-folded by verify.recompute, the setup's tournament/table/round/room), so
-every result reaches the standings the same way. Bytes already stored under
+Paper entry and rescue store through here (a box's results come through
+`nakk sync`, sync.py, which also checks their signatures): the bytes become
+a `results` row the same way (status verified or flagged, the summary folded
+by verify.recompute, the setup's tournament/table/round/room), so every
+result reaches the standings alike. Bytes already stored under
 the same result id are acknowledged again; different bytes under that id are
 an alarm, never an overwrite.
 """
 
 import json
 
+from nakk_host import store
 from nakk_host.store import now
 from nakk_host.verify import recompute, sha256_hex
 
@@ -32,8 +34,7 @@ def store_result(conn, result_id, raw, source, device_id=None, fs_id=None, match
         if old["sha256"] == sha:
             return old["id"], old["status"], json.loads(old["problems"]), False
         with conn:
-            conn.execute("INSERT INTO alarms (at, device_id, result_id, what, events) VALUES (?,?,?,?,?)",
-                         (now(), device_id, result_id, "different events under a result id already stored", raw))
+            store.add_alarm(conn, "different events under a result id already stored", device_id, result_id, raw)
         raise IntakeError("result %s is stored already with different events (an alarm is recorded)" % result_id)
     events, summary, problems = recompute(raw)
     problems = list(problems) + list(extra_problems)

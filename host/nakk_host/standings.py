@@ -234,7 +234,7 @@ def matches(conn, tournament=None, round_no=None):
 def _team_match(rn, tb, rooms, places, corr, assigned):
     """A Turniirisasku team match: both rooms' results joined deal by deal (nakk.teams)."""
     r1 = rooms.get(1)
-    teams = [r1["a"], r1["b"]]
+    teams = [r1["a"]] if r1["b"] is None else [r1["a"], r1["b"]]
     m = {"round": rn, "table": tb, "room": 0, "entrants": teams, "bye": r1["b"] is None, "final": None,
          "winner": None, "counted": False, "result_ids": [], "problems": [], "rooms": []}
     if m["bye"]:
@@ -391,8 +391,10 @@ def _head(t):
             "format": t["format"], "rounds": t["rounds"], "season": t["season"], "settings": t["settings"]}
 
 
-def order_text(order):
-    return ", then ".join(CRITERIA_TEXT[k] for k in order)
+def order_text(order, fmt="stage"):
+    """The order of criteria in words, printed with every table (Saare mäng counts nakks, the others points)."""
+    text = ", then ".join(CRITERIA_TEXT[k] for k in order)
+    return text if fmt == "stage" else text.replace("difference of nakks", "difference of points")
 
 
 def standings(conn, tournament=None, round_no=None):
@@ -414,7 +416,7 @@ def standings(conn, tournament=None, round_no=None):
     for r in ranked:
         r.pop("key", None)
     return {"tournament": _head(t), "round": round_no if round_no is not None else current_round(conn, t),
-            "order": list(order), "order_text": order_text(order), "columns": COLUMNS[t["format"]],
+            "order": list(order), "order_text": order_text(order, t["format"]), "columns": COLUMNS[t["format"]],
             "rows": ranked, "pending": pending}
 
 
@@ -464,7 +466,7 @@ def season(conn, season_name):
     cols = [c for c in COLUMNS[fmt] if c not in ("no",)]
     cols.insert(cols.index("played"), "stages_played")
     return {"season": season_name, "stages": [_head(t) for t in stages], "order": order,
-            "order_text": order_text(order), "columns": cols, "rows": ranked}
+            "order_text": order_text(order, fmt), "columns": cols, "rows": ranked}
 
 
 def round_tables(conn, tournament=None, round_no=None):
