@@ -132,9 +132,9 @@ def _bench():
     from nakk.board import pico
     b = pico.build(watchdog=False)
     F.RECORD[0] = False
-    b.rings.nakks(0, 7)
-    b.rings.nakks(1, 3)
-    b.rings.nakks(2, 12)
+    b.rings.units(0, 7, 4)
+    b.rings.units(1, 3, 4)
+    b.rings.units(2, 12, 4)
 
     def shows(mask):
         for _ in range(100):
@@ -411,14 +411,14 @@ class _Match:
         game, maker, result, winner = want
         while True:
             assert ui.mode == U.ENTRY
-            step = ui.steps[ui.k]
+            step = ui.deal.steps[ui.deal.step]
             value, who = (game, maker) if step["key"] == "game" else (result, winner)
             i = 0
-            for c in ui._choices:
+            for c in ui.deal.choices:
                 if c["value"] == value:
                     break
                 i += 1
-            c = ui._choices[i]
+            c = ui.deal.choices[i]
             self.move(i)
             done = self.side(who) if c.get("side") is not None else self.ok()
             if done:
@@ -451,7 +451,8 @@ class _Match:
                 assert ui.mode == U.MENU
                 reasons = [r for r in m.rules.redeal_reasons if not (r[0] == "no-picture" and m.st.chain)]
                 r = reasons[rng.below(len(reasons))]
-                self.move(list(ui.items).index(U.W_REDEAL[ui.lang] + r[1 + ui.lang]))
+                from nakk.words import REDEAL
+                self.move(list(ui.items).index(REDEAL[ui.lang] + r[1 + ui.lang]))
                 assert self.ok()
                 continue
             if rng.chance(mix["undo_per_deal"]):

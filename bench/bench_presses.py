@@ -46,6 +46,7 @@ if not MPY:
 from nakk import buttons as K  # noqa: E402
 from nakk import rules as _rules  # noqa: E402
 from nakk import ui as U  # noqa: E402
+from nakk import words as W  # noqa: E402
 from nakk.event import SIDES  # noqa: E402
 from nakk.table import Table  # noqa: E402
 
@@ -258,7 +259,7 @@ class Player:
     def _on_screen(self):
         """The choices of the step on screen, by reading its labels."""
         ui = self.ui
-        choices = ui.steps[ui.k]["choices"]
+        choices = ui.deal.steps[ui.deal.step]["choices"]
         out = []
         for label in ui.items:
             for c in choices:
@@ -271,14 +272,14 @@ class Player:
         """True when OK here gives this and every later point to the side named in the step's `rest` field,
         and that is what the player wants."""
         ui = self.ui
-        steps = ui.steps
-        field = steps[ui.k].get("rest")
+        steps = ui.deal.steps
+        field = steps[ui.deal.step].get("rest")
         if field is None:
             return False
-        who = ui.answers.get(field)
+        who = ui.deal.answers.get(field)
         if who is None:
             return False
-        j = ui.k
+        j = ui.deal.step
         while j < len(steps):
             s = steps[j]
             if s.get("rest") != field:
@@ -300,7 +301,7 @@ class Player:
                 raise AssertionError("not on the entry screen: mode %d" % ui.mode)
             if self.presses - p0 > 40:
                 raise AssertionError("the player is stuck: %r" % (want,))
-            step = ui.steps[ui.k]
+            step = ui.deal.steps[ui.deal.step]
             wrong = shown == slip
             shown += 1
             if not wrong and self._rest_applies(want):
@@ -341,7 +342,7 @@ class Player:
         text = None
         for r in rules.redeal_reasons:
             if r[0] == reason:
-                text = U.W_REDEAL[ui.lang] + r[1 + ui.lang]
+                text = W.REDEAL[ui.lang] + r[1 + ui.lang]
         self.move(list(ui.items).index(text))
         assert self.press(OK_S)
         return self.presses - p0
@@ -479,7 +480,7 @@ def play(name, mix, seed, matches, render=None):
                 s.redeals += 1
             else:
                 if rng.chance(mix["undo"]):
-                    slip = rng.below(2 if len(ui.steps) > 1 else 1)
+                    slip = rng.below(2 if len(ui.deal.steps) > 1 else 1)
                     s.undo_wrong += p.enter(what, rng, slip)
                     s.undo_presses += p.undo()
                     s.undos += 1

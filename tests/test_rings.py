@@ -41,7 +41,7 @@ def hue(c):
 def every_mode(r, ring):
     """Yield after painting each mode and value the tests sweep."""
     for n in range(-20, 41):
-        r.nakks(ring, n)
+        r.units(ring, n, 4)
         yield "nakks", n
     for target in (1, 16, 21, 40):
         for pts in range(-30, 61, 3):
@@ -107,9 +107,9 @@ def test_cap_counts_idle_current_and_dim_budget():
 def test_sixteen_nakks_light_sixteen():
     r = Rings(2, 2000, 20, marks=False)
     for n in range(17):
-        r.nakks(0, n)
+        r.units(0, n, 4)
         assert lit(r, 0) == list(range(n))
-    r.nakks(1, 16)
+    r.units(1, 16, 4)
     c = leds(r, 1)
     assert all(max(x) > 0 for x in c)
     assert all(hue(x) == "amber" for x in c)
@@ -117,18 +117,18 @@ def test_sixteen_nakks_light_sixteen():
 
 def test_groups_of_four_show_the_rings():
     r = Rings(1, 2000, 20)
-    r.nakks(0, 16)
+    r.units(0, 16, 4)
     c = leds(r, 0)
     plain = {c[p] for p in range(16) if p % 4 != 3}
     marked = {c[p] for p in range(16) if p % 4 == 3}
     assert len(plain) == 1 and len(marked) == 1 and plain != marked
     # unlit: faint marks at the ends of the groups still to fill
-    r.nakks(0, 5)
+    r.units(0, 5, 4)
     c = leds(r, 0)
     assert lit(r, 0, faint=8) == [0, 1, 2, 3, 4]
     assert [p for p in range(5, 16) if max(c[p])] == [7, 11, 15]
     r2 = Rings(1, 2000, 20, marks=False)
-    r2.nakks(0, 5)
+    r2.units(0, 5, 4)
     assert lit(r2, 0) == [0, 1, 2, 3, 4]
 
 
@@ -136,20 +136,20 @@ def test_overflow_above_sixteen():
     r = Rings(1, 2000, 20, marks=False)
     base = None
     for n in (17, 20, 31, 32, 40):
-        r.nakks(0, n)
+        r.units(0, n, 4)
         c = leds(r, 0)
         assert lit(r, 0) == list(range(16)), n
         over = [p for p in range(16) if hue(c[p]) == "blue"]
         assert over == list(range(min(n - 16, 16))), n
-    r.nakks(0, 16)
+    r.units(0, 16, 4)
     base = leds(r, 0)
-    r.nakks(0, 17)
+    r.units(0, 17, 4)
     assert leds(r, 0) != base
 
 
 def test_negative_nakks_and_progress_are_dim_red_anticlockwise():
     r = Rings(1, 2000, 20, marks=False)
-    r.nakks(0, -3)
+    r.units(0, -3, 4)
     assert lit(r, 0) == [13, 14, 15]
     assert all(hue(leds(r, 0)[p]) == "red" for p in (13, 14, 15))
     r.progress(0, -8, 16)                 # -8 of 16: half the ring, anticlockwise
@@ -187,23 +187,23 @@ def test_progress_to_target():
 
 def test_dimming():
     r = Rings(2, 2000, 20, brightness=96, dim_brightness=12)
-    r.nakks(0, 16)
+    r.units(0, 16, 4)
     r.progress(1, 10, 21)
     normal = bytes(r.ring(0)), bytes(r.ring(1)), r.commit()
     r.dim(True)
-    r.nakks(0, 16)
+    r.units(0, 16, 4)
     r.progress(1, 10, 21)
     dimmed = bytes(r.ring(0)), bytes(r.ring(1)), r.commit()
     assert dimmed[2] * 4 < normal[2]
     for a, b in zip(normal[0] + normal[1], dimmed[0] + dimmed[1]):
         assert b <= a and (b > 0) == (a > 0), "dimmer, but the same LEDs lit"
     r.dim(False)
-    r.nakks(0, 16)
+    r.units(0, 16, 4)
     r.progress(1, 10, 21)
     assert (bytes(r.ring(0)), bytes(r.ring(1)), r.commit()) == normal
     # the lowest level keeps lit channels at 1, never dark
     r.set_brightness(1)
-    r.nakks(0, 3)
+    r.units(0, 3, 4)
     assert lit(r, 0, faint=0)[:3] == [0, 1, 2]
 
 
@@ -246,7 +246,7 @@ def test_fault_blinks():
 
 def test_led_order_first_and_reverse():
     r = Rings(2, 2000, 20, first=4, reverse=True, marks=False)
-    r.nakks(1, 2)
+    r.units(1, 2, 4)
     v = r.ring(1)
     on = [k for k in range(16) if v[3 * k] or v[3 * k + 1]]
     assert on == [3, 4]            # positions 0, 1 -> LEDs 4, 3
@@ -265,7 +265,7 @@ def test_ring_views_commit_and_share_the_buffer():
     assert r.current_ma() <= 50
     assert bytes(v) == bytes(r.buf[48:])
     r.set_color(1, 0x00FF00)
-    r.nakks(1, 1)
+    r.units(1, 1, 4)
     assert leds(r, 1)[0][1] > 0 and leds(r, 1)[0][0] == 0
     assert (NAKK, OVER, NEGATIVE, FAULT, LEDS) == (0xFF7000, 0x00A0FF, 0x600000, 0xFF0000, 16)
 
@@ -277,7 +277,7 @@ import gc, json
 from nakk.rings import Rings
 r = Rings(2, 300, 20)
 def frame(i):
-    r.nakks(0, i % 40 - 4)
+    r.units(0, i % 40 - 4, 4)
     r.progress(1, i % 30 - 8, 21)
     a = r.commit()
     r.celebrate(0, i)

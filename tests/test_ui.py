@@ -31,6 +31,7 @@ if not MPY:
 
 from nakk import buttons as K  # noqa: E402
 from nakk import ui as U  # noqa: E402
+from nakk import words as W  # noqa: E402
 from nakk.event import parse  # noqa: E402
 from nakk.match import Match  # noqa: E402
 from nakk.table import Table  # noqa: E402
@@ -223,10 +224,10 @@ def test_undo_needs_long_prev_and_ok():
     before = state(ui)
     play(ui, "OK")                                   # OK alone: a side is asked for
     nothing_saved(ui, before, U.ENTRY)
-    assert ui.msg == U.W_SIDE
+    assert ui.msg == W.SIDE
     play(ui, "LPREV")                                # long PREV alone asks, saves nothing
     nothing_saved(ui, before, U.UNDO)
-    assert ui.items == (U.W_CONFIRM, U.W_BACK) and ui.cursor == 0
+    assert ui.items == (W.CONFIRM, W.BACK) and ui.cursor == 0
     assert ui.detail.endswith("jagu: Trump A, Võit A")      # the entry in the players' words
     for backout in ("NEXT OK", "PREV OK", "LPREV", "LOK", "LNEXT"):
         play(ui, "LPREV " + backout)                 # off "Confirm", or any long press: back, nothing saved
@@ -236,17 +237,17 @@ def test_undo_needs_long_prev_and_ok():
     assert play(ui, "OK") == 1                       # long PREV then OK: the cancel
     ev = saved(ui)[-1]
     assert ev["type"] == "cancel" and ev["target"] == 2
-    assert ui.table.match.st.score == [0, 0] and ui.mode == U.ENTRY and ui.msg == U.W_UNDONE
+    assert ui.table.match.st.score == [0, 0] and ui.mode == U.ENTRY and ui.msg == W.UNDONE
     play(ui, "LPREV")                                # nothing left to undo
-    assert ui.mode == U.ENTRY and ui.msg == U.W_NOTHING
+    assert ui.mode == U.ENTRY and ui.msg == W.NOTHING
 
 
 def test_long_prev_mid_entry_takes_back_the_last_step_only():
     ui = started("saare-2020")
     play(ui, "NEXT B")                               # ruutu by B
-    assert ui.k == 1 and ui.answers == {"game": "ruutu", "maker": "B"}
+    assert ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu", "maker": "B"}
     play(ui, "LPREV")
-    assert ui.mode == U.ENTRY and ui.k == 0 and ui.answers == {}
+    assert ui.mode == U.ENTRY and ui.deal.step == 0 and ui.deal.answers == {}
     assert ui.cursor == 1                            # back on the answer taken back
     assert ui.table.saved[-1:] and len(saved(ui)) == 1   # only the setup
     assert play(ui, "A A") == 1                      # ruutu by A this time
@@ -255,9 +256,9 @@ def test_long_prev_mid_entry_takes_back_the_last_step_only():
 
     ui = started("schmier")
     play(ui, "NEXT B A C")                           # bid 4 by B, High A, Low C
-    assert ui.k == 3
+    assert ui.deal.step == 3
     play(ui, "LPREV")                                # Low taken back; High stays
-    assert ui.k == 2 and ui.answers["high"] == "A" and "low" not in ui.answers
+    assert ui.deal.step == 2 and ui.deal.answers["high"] == "A" and "low" not in ui.deal.answers
     assert play(ui, "B OK") == 1                     # Low to B, the rest to the bidder
     ev = saved(ui)[-1]
     assert (ev["bid"], ev["bidder"], ev["high"], ev["low"], ev["right"], ev["game"]) == (4, "B", "A", "B", "B", "B")
@@ -280,7 +281,7 @@ def test_penalty_flow():
     assert ui.mode == U.PENALTY and ui.items[0] == ("Kaart näidatud", "Card shown")
     play(ui, "OK")                                   # the offender's side is asked for
     nothing_saved(ui, before, U.PENALTY)
-    assert ui.msg == U.W_SIDE
+    assert ui.msg == W.SIDE
     play(ui, "LPREV")                                # backs out
     nothing_saved(ui, before, U.ENTRY)
     assert play(ui, "LNEXT NEXT B") == 1             # two cards shown by B: 4 (2020) to A
@@ -292,7 +293,7 @@ def test_penalty_flow():
     before = state(ui)
     play(ui, "LNEXT")
     nothing_saved(ui, before, U.ENTRY)
-    assert ui.msg == U.W_NOPEN
+    assert ui.msg == W.NOPEN
 
 
 def test_redeal_via_the_menu():
@@ -308,7 +309,7 @@ def test_redeal_via_the_menu():
     play(ui, "LOK LPREV")                            # into the menu and out again
     nothing_saved(ui, before, U.ENTRY)
     play(ui, "LOK PREV")                             # "Back" is last: PREV wraps round to it
-    assert ui.items[ui.cursor] == U.W_BACK
+    assert ui.items[ui.cursor] == W.BACK
     play(ui, "OK")
     nothing_saved(ui, before, U.ENTRY)
 
@@ -319,13 +320,13 @@ def test_forfeit_via_the_menu_and_a_side_button():
     before = state(ui)
     n = len(ui.table.match.rules.redeal_reasons)
     play(ui, "LOK " + "NEXT " * n)
-    assert ui.items[ui.cursor] == U.W_FORFEIT
+    assert ui.items[ui.cursor] == W.FORFEIT
     play(ui, "OK")                                   # whose forfeit? a side button says
     nothing_saved(ui, before, U.MENU)
-    assert ui.msg == U.W_SIDE
+    assert ui.msg == W.SIDE
     play(ui, "C")                                    # no side C at a Saare table
     nothing_saved(ui, before, U.MENU)
-    assert ui.msg == U.W_NOSIDE
+    assert ui.msg == W.NOSIDE
     assert play(ui, "B") == 1
     ev = saved(ui)[-1]
     assert (ev["type"], ev["by"]) == ("forfeit", "B")
@@ -342,11 +343,11 @@ def test_a_chord_enters_nothing():
     for chord in ("A+B", "A+B+C", "B+C"):
         play(ui, chord)
         nothing_saved(ui, before, U.ENTRY)
-        assert ui.msg == U.W_CHORD and ui.k == 0 and ui.cursor == 1
+        assert ui.msg == W.CHORD and ui.deal.step == 0 and ui.cursor == 1
     play(ui, "B")                                    # one at a time: ruutu by B
-    assert ui.k == 1 and ui.answers["maker"] == "B"
+    assert ui.deal.step == 1 and ui.deal.answers["maker"] == "B"
     play(ui, "A+B")
-    assert ui.k == 1 and ui.msg == U.W_CHORD
+    assert ui.deal.step == 1 and ui.msg == W.CHORD
 
 
 def test_side_c_in_a_two_side_game_enters_nothing():
@@ -355,13 +356,13 @@ def test_side_c_in_a_two_side_game_enters_nothing():
         before = state(ui)
         play(ui, "C")
         nothing_saved(ui, before, U.ENTRY)
-        assert ui.msg == U.W_NOSIDE and ui.k == 0
+        assert ui.msg == W.NOSIDE and ui.deal.step == 0
         play(ui, "A C")
         nothing_saved(ui, before, U.ENTRY)
-        assert ui.k == 1
+        assert ui.deal.step == 1
     ui = started("schmier")                          # three teams: C is a side
     play(ui, "C")
-    assert ui.k == 1 and ui.answers["bidder"] == "C"
+    assert ui.deal.step == 1 and ui.deal.answers["bidder"] == "C"
 
 
 def test_ok_where_a_side_is_asked_enters_nothing_and_says_so():
@@ -370,11 +371,11 @@ def test_ok_where_a_side_is_asked_enters_nothing_and_says_so():
     for script in ("OK", "NEXT OK", "PREV OK"):
         play(ui, script)
         nothing_saved(ui, before, U.ENTRY)
-        assert ui.msg == U.W_SIDE and ui.k == 0
+        assert ui.msg == W.SIDE and ui.deal.step == 0
     play(ui, "A")
     play(ui, "OK")                                   # "won": whose?
     nothing_saved(ui, before, U.ENTRY)
-    assert ui.msg == U.W_SIDE and ui.k == 1
+    assert ui.msg == W.SIDE and ui.deal.step == 1
     assert play(ui, "PREV OK") == 1                  # pokk is the one OK takes: no side
     assert saved(ui)[-1]["result"] == "pokk"
 
@@ -382,7 +383,7 @@ def test_ok_where_a_side_is_asked_enters_nothing_and_says_so():
 def test_a_press_clears_the_message_and_messages_time_out():
     ui = started("saare-2020")
     play(ui, "OK")
-    assert ui.msg == U.W_SIDE
+    assert ui.msg == W.SIDE
     play(ui, "NEXT")
     assert ui.msg is None
     play(ui, "OK")
@@ -397,9 +398,9 @@ def test_the_press_that_wakes_the_screen_enters_nothing():
     before = state(ui)
     play(ui, "A")
     nothing_saved(ui, before, U.ENTRY)
-    assert not ui.idle and ui.k == 0
+    assert not ui.idle and ui.deal.step == 0
     play(ui, "A")
-    assert ui.k == 1
+    assert ui.deal.step == 1
 
 
 # ---------------------------------------------------------------- the end of a match
@@ -408,15 +409,15 @@ def test_end_of_match_confirm_dispute_lock_and_a_new_match():
     ui = started("saare-2020")
     play(ui, "NEXT A A NEXT A A NEXT A A NEXT A A")
     m = ui.table.match
-    assert ui.mode == U.END and ui.items == (U.W_CONFIRM, U.W_DISPUTE)
+    assert ui.mode == U.END and ui.items == (W.CONFIRM, W.DISPUTE)
     before = state(ui)
     play(ui, "OK")                                   # who confirms? each side with its own button
     nothing_saved(ui, before, U.END)
-    assert ui.msg == U.W_SIDE
+    assert ui.msg == W.SIDE
     play(ui, "C")
     nothing_saved(ui, before, U.END)
     assert play(ui, "NEXT A") == 1                   # A disputes (cursor on Vaidlustan)
-    assert ui.word(U.W_DISPUTE) == "Vaidlustan"
+    assert ui.word(W.DISPUTE) == "Vaidlustan"
     m = ui.table.match
     assert m.disputed == [0] and ui.mode == U.END and ui.cursor == 0
     before = state(ui)
@@ -430,7 +431,7 @@ def test_end_of_match_confirm_dispute_lock_and_a_new_match():
     before = state(ui)
     play(ui, "A B OK NEXT LPREV")                    # nothing changes a locked result
     nothing_saved(ui, before, U.DONE)
-    assert ui.msg == U.W_NOTHING
+    assert ui.msg == W.NOTHING
     play(ui, "LOK")                                  # the next match
     assert ui.mode == U.START and ui.word(ui.title) == "Mäng"
     assert ui.items[ui.cursor] == ("Saare mäng 2020", "Saare mäng 2020")
@@ -447,7 +448,7 @@ def test_start_screen_long_prev_steps_back_and_side_buttons_ask_for_ok():
     play(ui, "LPREV")
     assert ui.word(ui.title) == "Laud" and ui.cursor == 1
     play(ui, "A")
-    assert ui.mode == U.START and ui.msg == U.W_OK
+    assert ui.mode == U.START and ui.msg == W.PRESS_OK
     play(ui, "OK OK OK OK")
     assert ui.mode == U.ENTRY
     s = ui.table.match.setup
@@ -464,18 +465,18 @@ def test_language_switch_in_the_menu():
     assert ui.word(ui.title) == "Mäng" and ui.word(ui.items[0]) == "Trump"
     before = state(ui)
     play(ui, "LOK")
-    i = list(ui.items).index(U.W_LANG)
+    i = list(ui.items).index(W.LANG)
     play(ui, "NEXT " * i + "OK")
     assert calls == [1] and ui.lang == 1
     nothing_saved(ui, before, U.MENU)
     assert ui.word(ui.title) == "Menu" and ui.word(ui.items[0]) == "Redeal: Misdeal"
-    assert ui.items[ui.cursor] == U.W_LANG and ui.word(U.W_LANG) == "Language: English"
+    assert ui.items[ui.cursor] == W.LANG and ui.word(W.LANG) == "Language: English"
     play(ui, "LPREV")
     assert ui.mode == U.ENTRY and ui.word(ui.title) == "Game" and ui.word(ui.items[0]) == "Suit"
     play(ui, "LNEXT")
     assert ui.word(ui.items[0]) == "Card shown"
     play(ui, "LPREV LOK")
-    i = list(ui.items).index(U.W_LANG)
+    i = list(ui.items).index(W.LANG)
     play(ui, "NEXT " * i + "OK")
     assert calls == [1, 0] and ui.word(ui.title) == "Menüü"
 
@@ -489,7 +490,7 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
     assert ui.items[ui.cursor] == ("Kaks vale jagamist", "Misdealt twice")
     play(ui, "B")
     nothing_saved(ui, before, U.PENALTY)
-    assert ui.msg == U.W_REFUSED and "A" in ui.msg2 and "by" in ui.msg2
+    assert ui.msg == W.REFUSED and "A" in ui.msg2 and "by" in ui.msg2
     assert play(ui, "A") == 1                        # the dealer's pair: saved
     assert saved(ui)[-1]["offence"] == "misdeal-twice"
 
@@ -499,7 +500,7 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
     before = state(ui)
     play(ui, "LOK NEXT OK")                          # no redeal for want of a picture in a replay
     nothing_saved(ui, before)
-    assert ui.msg == U.W_REFUSED and "reason" in ui.msg2
+    assert ui.msg == W.REFUSED and "reason" in ui.msg2
     assert ui.table.match.st.redeals == 0
 
 
@@ -509,13 +510,13 @@ def test_fault_and_clear_set_and_clear_the_faults():
     ui = started("saare-2020")
     # a stuck button's message is not a refusal: the app must not beep for it
     assert ui.handle(K.event(K.FAULT, K.OK)) == (U.NOTHING, None)
-    assert ui.faults == 1 << K.OK and ui.msg == U.W_STUCK and ui.msg2 == "OK"
+    assert ui.faults == 1 << K.OK and ui.msg == W.STUCK and ui.msg2 == "OK"
     ui.handle(K.event(K.FAULT, K.A))
     assert ui.faults == (1 << K.OK) | (1 << K.A)
     assert ui.handle(K.event(K.CLEAR, K.OK)) == (U.NOTHING, None)
-    assert ui.faults == 1 << K.A and ui.msg == U.W_FREED
+    assert ui.faults == 1 << K.A and ui.msg == W.FREED
     ui.handle(K.event(K.CLEAR, K.A))
-    assert ui.faults == 0 and ui.k == 0 and len(ui.table.saved) == 1
+    assert ui.faults == 0 and ui.deal.step == 0 and len(ui.table.saved) == 1
 
 
 def test_handle_says_what_each_press_did():
@@ -523,10 +524,10 @@ def test_handle_says_what_each_press_did():
     got = []
     play(ui, "NEXT OK C A", got)
     assert got == [(U.MOVED, None),                   # the cursor moved
-                   (U.REFUSED, U.W_SIDE),             # OK where a side button is asked for
-                   (U.REFUSED, U.W_NOSIDE),           # no side C in Saare mäng
+                   (U.REFUSED, W.SIDE),             # OK where a side button is asked for
+                   (U.REFUSED, W.NOSIDE),           # no side C in Saare mäng
                    (U.MOVED, None)]                   # the maker: the next step
-    assert ui.msg is None and ui.k == 1
+    assert ui.msg is None and ui.deal.step == 1
     del got[:]
     play(ui, "B", got)
     assert got == [(U.SUBMITTED, None)] and ui.table.match.st.deals == 1
@@ -534,7 +535,7 @@ def test_handle_says_what_each_press_did():
     assert ui.tick() and ui.idle
     del got[:]
     play(ui, "A", got)                                # wakes the screen, enters nothing
-    assert got == [(U.NOTHING, None)] and ui.k == 0 and ui.table.match.st.deals == 1
+    assert got == [(U.NOTHING, None)] and ui.deal.step == 0 and ui.table.match.st.deals == 1
 
 
 # ---------------------------------------------------------------- MicroPython only: resume on LittleFS
@@ -545,7 +546,7 @@ def test_an_assignment_offered_while_the_box_runs_shows_at_once():
     a = {"ruleset": "sasku", "table": 9, "round": 4, "room": 2, "first_shuffler": 3,
          "sides": [{"id": "A", "name": "A"}, {"id": "B", "name": "B"}]}
     ui.offer(a)
-    assert ui.mode == U.START and ui.title == U.W_ASSIGN and ui.cursor == 0
+    assert ui.mode == U.START and ui.title == W.ASSIGN and ui.cursor == 0
     assert play(ui, "OK") == 1
     m = ui.table.match
     assert m.rules.name == "sasku" and m.setup["table"] == 9 and m.st.shuffler == 3
@@ -562,17 +563,17 @@ def test_a_question_takes_a_long_ok_and_puts_the_screen_back():
     got = []
     play(ui, "LOK", got)
     assert answers == [True] and got == [(U.MOVED, None)]
-    assert ui.mode == U.ENTRY and ui.k == 1 and ui.answers["maker"] == "A"
+    assert ui.mode == U.ENTRY and ui.deal.step == 1 and ui.deal.answers["maker"] == "A"
     ui.ask(("Paarida?", "Pair?"), answers.append)
     play(ui, "B")                                     # any other press says no and enters nothing
-    assert answers == [True, False] and ui.k == 1 and ui.table.match.st.deals == 0
+    assert answers == [True, False] and ui.deal.step == 1 and ui.table.match.st.deals == 0
     ui.ask(("Paarida?", "Pair?"), answers.append, 500)
     ui.test_clock.t += 499
     ui.tick()
     assert answers == [True, False]
     ui.test_clock.t += 1
     ui.tick()                                         # nobody answered: no
-    assert answers == [True, False, False] and ui.mode == U.ENTRY and ui.k == 1
+    assert answers == [True, False, False] and ui.mode == U.ENTRY and ui.deal.step == 1
     play(ui, "A")
     assert ui.table.match.st.deals == 1
 
@@ -586,11 +587,11 @@ def test_side_presses_together_take_back_the_first_and_enter_nothing():
     before = state(ui)
     t = ui.test_clock.t + 1000
     got = [ui.handle(K.event(K.PRESS, b, t + dt)) for b, dt in ((0, 0), (1, 5), (2, 10))]  # A B C, 5 ms apart
-    assert got == [(U.SUBMITTED, None), (U.REFUSED, U.W_CHORD), (U.REFUSED, U.W_CHORD)]
-    assert ui.table.pending is None and ui.msg == U.W_CHORD
+    assert got == [(U.SUBMITTED, None), (U.REFUSED, W.CHORD), (U.REFUSED, W.CHORD)]
+    assert ui.table.pending is None and ui.msg == W.CHORD
     ui.table.flush()
     nothing_saved(ui, before, U.ENTRY)
-    assert ui.k == 1 and ui.answers == {"game": "suit", "maker": "A"}   # back on the result step
+    assert ui.deal.step == 1 and ui.deal.answers == {"game": "suit", "maker": "A"}   # back on the result step
     assert ui.handle(K.event(K.PRESS, 1, t + 200)) == (U.SUBMITTED, None)   # later, one side alone: B won
     ui.table.flush()
     assert saved(ui)[-1]["winner"] == "B"
@@ -599,29 +600,29 @@ def test_side_presses_together_take_back_the_first_and_enter_nothing():
 def test_a_match_started_by_mistake_is_abandoned_from_the_menu():
     ui = started("saare-2020")
     play(ui, "LOK")
-    assert U.W_ABANDON in ui.items                    # nothing entered yet
-    i = list(ui.items).index(U.W_ABANDON)
+    assert W.ABANDON in ui.items                    # nothing entered yet
+    i = list(ui.items).index(W.ABANDON)
     assert play(ui, "NEXT " * i + "OK") == 1
     ev = saved(ui)[-1]
     assert ev["type"] == "close" and ui.table.match.closed
     assert ui.mode == U.START                          # straight to a new match
     ui = started("saare-2020")
     play(ui, "A A LOK")
-    assert U.W_ABANDON not in ui.items                 # a deal is in force: forfeit or the judge
+    assert W.ABANDON not in ui.items                 # a deal is in force: forfeit or the judge
 
 
 def test_a_half_entered_deal_survives_a_look_at_the_menu_or_the_penalty_list():
     ui = started("saare-2020")
     play(ui, "NEXT B")                                 # ruutu by B; the result is next
-    assert ui.k == 1
+    assert ui.deal.step == 1
     play(ui, "LOK NEXT LPREV")                         # the menu, and back
-    assert ui.mode == U.ENTRY and ui.k == 1 and ui.answers == {"game": "ruutu", "maker": "B"}
+    assert ui.mode == U.ENTRY and ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu", "maker": "B"}
     play(ui, "LNEXT LPREV")                            # the penalty list, and back
-    assert ui.mode == U.ENTRY and ui.k == 1
+    assert ui.mode == U.ENTRY and ui.deal.step == 1
     play(ui, "A")
     assert saved(ui)[-1]["game"] == "ruutu" and saved(ui)[-1]["winner"] == "A"
     play(ui, "NEXT B LNEXT A")                         # a penalty in between starts the entry again
-    assert ui.mode == U.ENTRY and ui.k == 0 and saved(ui)[-1]["type"] == "penalty"
+    assert ui.mode == U.ENTRY and ui.deal.step == 0 and saved(ui)[-1]["type"] == "penalty"
 
 
 def test_a_box_without_the_third_side_button_does_not_offer_schmier():
@@ -660,7 +661,7 @@ if MPY:
             ui = None
             bdev, ui = _restart(image, bdev)             # the power goes; the box boots again
             assert ui.table.match.summary() == s
-            assert ui.mode == U.ENTRY and ui.k == 0 and ui.title == title and ui.items == items
+            assert ui.mode == U.ENTRY and ui.deal.step == 0 and ui.title == title and ui.items == items
             play(ui, "LPREV OK")                         # undo reads the match back from flash
             assert ui.table.match.st.score == [10, 0]
             s = ui.table.match.summary()

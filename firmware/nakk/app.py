@@ -23,11 +23,18 @@ What other tasks may use (the link, the simulator's control channel):
   settled()           no event queued, no entry unsaved, no button held
 """
 
+from nakk.compat import const
+
 try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+    # The judge's link owns the USB port from the app's first instant, before the
+    # imports below (seconds on a Pico): a Ctrl-C byte from the laptop is a byte, not
+    # a KeyboardInterrupt that kills the app (nakk/link.py drains the port once it
+    # runs). The REPL of maintenance mode still has Ctrl-C: MicroPython enables it
+    # around every command it runs.
+    import micropython
+    micropython.kbd_intr(-1)
+except (ImportError, AttributeError):  # CPython
+    pass
 
 import asyncio
 import gc
@@ -35,6 +42,7 @@ import os
 
 from nakk import font
 from nakk import ui as U
+from nakk import words as W
 from nakk.buttons import PRESS, Buttons, at, kind, span
 from nakk.event import EventError, parse
 from nakk.journal import Journal
@@ -54,6 +62,18 @@ def _read(path):
             return f.read()
     except OSError:
         return None
+
+
+def _link(app, board):
+    """The judge's link (nakk/link.py), which owns the serial port from here on: its buffers
+    are made at boot, before the heap fragments, and its task starts with the app's (spawn).
+    A board without a port (a test bench) has none."""
+    if getattr(board, "serial", None) is None:
+        return None
+    from nakk.link import Link
+    link = Link(app, board)
+    link.start()
+    return link
 
 
 class App:
@@ -85,15 +105,8 @@ class App:
         self.fault = None      # text of a task that died
         self._assigned = self.ui.assignment is not None
         if self.journal.damaged:
-            self.ui.say(U.W_SAVEFAIL, "journal")
-        # The judge's link owns the serial port from here on (nakk/link.py): its
-        # buffers are made now, before the heap fragments, and its task starts
-        # with the app's (spawn). A board without a port (a test bench) has none.
-        self.link = None
-        if getattr(board, "serial", None) is not None:
-            from nakk.link import Link
-            self.link = Link(self, board)
-            self.link.start()
+            self.ui.say(W.SAVEFAIL, "journal")
+        self.link = _link(self, board)
 
     # ------------------------------------------------------------ settings
     def _save_settings(self, _value=None):
@@ -102,7 +115,7 @@ class App:
         s.lang = ui.lang
         s.sound = ui.sound
         if not s.save():
-            ui.say(U.W_SAVEFAIL)
+            ui.say(W.SAVEFAIL)
             self.beep(_BEEP_BAD)
 
     def _assignment(self):
@@ -159,7 +172,7 @@ class App:
             return
         if not self.table.flush():
             ui.resync()
-            ui.say(U.W_SAVEFAIL, self.table.error or "")
+            ui.say(W.SAVEFAIL, self.table.error or "")
             self.beep(_BEEP_BAD)
         else:
             self.beep(_BEEP_SAVED)
@@ -228,7 +241,7 @@ class App:
         except (AttributeError, ImportError):
             pass
         try:
-            self.ui.say(("Viga", "Error"), self.fault)
+            self.ui.say(W.ERROR, self.fault)
             self.frame()
         except Exception:
             pass

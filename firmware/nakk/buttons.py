@@ -106,11 +106,7 @@ each pass of the loop costs 1 ms while the edge task waits; rp2's select asks
 first and waits only when nothing is ready.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 import array
 
@@ -210,7 +206,8 @@ class Buttons:
                  stuck_ms=_STUCK_MS, poll_ms=_POLL_MS,
                  ring=_RING, queue=_QUEUE):
         if clock is None:
-            import time as clock
+            from nakk.compat import clock as default_clock
+            clock = default_clock()
         n = len(pins)
         if n > NBUTTONS:
             raise ValueError("at most 6 buttons")

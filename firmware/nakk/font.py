@@ -21,11 +21,7 @@
 # control bytes 1-4, in that order, for callers that build bytes), … ← → ↑ ↓
 # ✓ ° ·. Anything else draws as a hollow box.
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 try:
     import framebuf as _fbuf

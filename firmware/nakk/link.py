@@ -26,11 +26,7 @@ pairing key. Ctrl-C (0x03) and Ctrl-D (0x04) are plain bytes here
 maintenance mode, as a `repl` request does.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 import asyncio
 import hashlib

@@ -226,18 +226,7 @@ class Match:
         if target is not None:
             out["target"] = target
             out["capped"] = [min(s, target) for s in st.score]
-        if self.rules.family == "saare":
-            out["rings"] = [s // 4 for s in st.score]
-            out["pokk"] = st.chain
-            if st.pending is not None:
-                out["replay"] = {"maker": SIDES[st.pending[0]], "game": st.pending[1]}
-        if st.boards is not None:
-            out["boards"] = [[b, st.boards[b][0], st.boards[b][1]] for b in sorted(st.boards)]
-            out["next_board"] = self.rules.next_board(st)
-        if st.disqualified is not None:
-            out["disqualified"] = SIDES[st.disqualified]
-        if getattr(st, "shared", None):
-            out["shared"] = [SIDES[i] for i in st.shared]
+        self.rules.summarize(st, out)
         return out
 
 

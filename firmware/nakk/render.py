@@ -6,7 +6,7 @@ Python is the slow part on the Pico, see docs/latency.md):
   head   page 0     deal number and who shuffles; "saving"; results waiting (↑n)
   names  page 1     the side names (and end bonuses)             } or one list / question
   score  pages 2-6  32 px digits (2x text for a score too wide    } over pages 1-6
-                    for its column), dividers, karvane marks
+                    for its column), dividers, marks (the ruleset's: karvane)
   foot   page 7     the step being entered with its answer under the cursor, or a message;
                     while a button is stuck (and no message is up), which one
 Each region has a signature: a small integer built from the values it shows
@@ -21,11 +21,7 @@ cursor move in the deal entry redraws the answer box only, not the step's
 name beside it. Each of these leaves the same pixels as drawing in full.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 try:
     import framebuf as _fbuf
@@ -33,7 +29,9 @@ except ImportError:  # CPython: the "saving" box is drawn in place
     _fbuf = None
 
 from nakk import font
+from nakk.buttons import NAMES as _BUTTONS
 from nakk import ui as U
+from nakk import words as W
 
 _W = const(128)
 _HEAD = const(0x01)
@@ -48,8 +46,8 @@ _SAVE_W = const(68)
 
 
 # what the score screen may show besides the match's own names and labels
-_WORDS = (U.W_DEAL, U.W_BOARD, U.W_SHUFFLES, U.W_WINNER, U.W_OVER, U.W_DRAW, U.W_JUDGE,
-          U.W_CONFIRM, U.W_DISPUTE, U.W_SAVING)
+_WORDS = (W.SHUFFLES, W.WINNER, W.OVER, W.DRAW, W.JUDGE,
+          W.CONFIRM, W.DISPUTE, W.SAVING)
 _MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C")
 
 
@@ -72,12 +70,12 @@ class Screen:
         self._foot_word = None   # the deal-entry step name on the foot now (None: something else)
         self._foot_x = 0         # where its answer box starts
         # "Segab " / "Shuffles " widths: is the shuffler hidden under the "saving" box?
-        self._shuf_w = (font.width(U.W_SHUFFLES[0]), font.width(U.W_SHUFFLES[1]))
+        self._shuf_w = (font.width(W.SHUFFLES[0]), font.width(W.SHUFFLES[1]))
         self._saving = (self._saving_box(0), self._saving_box(1))
 
     def _saving_box(self, lang):
         """The "saving" box of the head, drawn once (a 68x8 framebuf), or None: drawn in place."""
-        w = U.W_SAVING[lang]
+        w = W.SAVING[lang]
         if _fbuf is None or font.width(w) > _SAVE_W:
             return None
         box = _fbuf.FrameBuffer(bytearray(_SAVE_W), _SAVE_W, 8, _fbuf.MONO_VLSB)
@@ -106,14 +104,15 @@ class Screen:
         lang = ui.lang
         for w in _WORDS:
             font.text(self._scratch, w[lang], 0, 0)
+        font.text(self._scratch, m.rules.counter_word[lang], 0, 0)
         st = m.st
         for i in range(st.seats):
-            font.text(self._scratch, U.seat_name(i, st.sides), 0, 0)
+            font.text(self._scratch, W.seat_name(i, st.sides), 0, 0)
         for sd in m.setup["sides"]:
             font.text(self._scratch, sd.get("name", sd["id"]), 0, 0)
         for w in _MARKS:
             font.text(self._scratch, w, 0, 0)
-        for stp in ui.steps or ():
+        for stp in ui.deal.steps or ():
             font.text(self._scratch, stp["label"][lang], 0, 0)
             for c in stp["choices"]:
                 font.text(self._scratch, c["label"][lang], 0, 0)
@@ -136,7 +135,7 @@ class Screen:
         score = base
         if m is not None and m.st is not None:
             st = m.st
-            head = _mix(_mix(_mix(head, st.deals), st.shuffler), len(st.boards) if st.boards is not None else 0)
+            head = _mix(_mix(_mix(head, st.deals), st.shuffler), m.rules.count(st))
             head = _mix(head, 1 if st.over else 0)
             score = self._score_sig(score, m)
             names = _mix(names, 1 if st.over else 0)
@@ -187,25 +186,21 @@ class Screen:
             # the match is over: who won, in the header
             st = m.st
             if st.winner is not None:
-                x = font.text(fb, U.W_WINNER[lang], 0, 0)
+                x = font.text(fb, W.WINNER[lang], 0, 0)
                 sd = m.setup["sides"][st.winner]
                 font.text(fb, sd.get("name", sd["id"]), x, 0, max_w=56 - x)
             else:
-                font.text(fb, U.W_OVER[lang] if st.ended != "shared" else U.W_DRAW[lang], 0, 0, max_w=56)
+                font.text(fb, W.DRAW[lang] if st.ended in m.rules.draws else W.OVER[lang], 0, 0, max_w=56)
         elif m is not None and m.st is not None:
             st = m.st
-            if st.boards is not None:
-                x = font.text(fb, U.W_BOARD[lang], 0, 0)
-                font.text(fb, m.rules.next_board(st) if not st.over else len(st.boards), x, 0)
-            else:
-                x = font.text(fb, U.W_DEAL[lang], 0, 0) + 4
-                font.text(fb, st.deals + (0 if st.over else 1), x, 0)
+            x = font.text(fb, m.rules.counter_word[lang], 0, 0) + 4
+            font.text(fb, m.rules.count(st), x, 0)
             if not st.over:
-                seat = U.seat_name(st.shuffler, st.sides)
+                seat = W.seat_name(st.shuffler, st.sides)
                 x = 127 - font.width(seat)
                 if not saving or x - 2 - self._shuf_w[lang] < _SAVE_X:   # else all under the box
                     font.text(fb, seat, x, 0)
-                    font.text(fb, U.W_SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
+                    font.text(fb, W.SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
         if waiting:
             # results on flash waiting for the judge: an inverse "↑n" in the middle
             fb.fill_rect(56, 0, 16, 8, 1)
@@ -217,7 +212,7 @@ class Screen:
                 fb.blit(box, _SAVE_X, 0)
             else:
                 fb.fill_rect(_SAVE_X, 0, _SAVE_W, 8, 1)
-                font.text(fb, U.W_SAVING[lang], 94, 0, 0, align=font.CENTER)
+                font.text(fb, W.SAVING[lang], 94, 0, 0, align=font.CENTER)
 
     def _small_score(self, m, right):
         fb = self.fb
@@ -249,7 +244,7 @@ class Screen:
     def _score(self, ui, m):
         fb = self.fb
         if m is None or m.st is None:
-            font.text(fb, U.W_NEWMATCH[ui.lang], 64, 28, align=font.CENTER)
+            font.text(fb, W.NEWMATCH[ui.lang], 64, 28, align=font.CENTER)
             return
         st = m.st
         n = st.sides
@@ -275,11 +270,13 @@ class Screen:
         # dividers between the sides' columns
         for i in range(1, n):
             fb.vline(col * i, 17, 34, 1)
-        if m.rules.family == "saare" and n == 2:
-            # the rings (4 nakks = 1 ring; 4 rings win) as a gauge on each outer edge,
-            # filling from the bottom: what the players count, beside the nakks
+        if n == 2:
+            # the ruleset's gauge of four boxes on each outer edge, filling from the
+            # bottom (Saare mäng: its rings, 4 nakks each), beside the score
             for i in range(2):
-                rings = st.score[i] // 4
+                rings = m.rules.gauge(st, i)
+                if rings < 0:
+                    continue
                 x = 2 if i == 0 else _W - 7
                 for k in range(4):
                     y = 43 - 8 * k
@@ -356,7 +353,7 @@ class Screen:
         if mode == U.END:
             self._answers(ui, m)
         elif mode == U.DONE:
-            font.text(fb, U.W_JUDGE[lang], 64, 56, align=font.CENTER)
+            font.text(fb, W.JUDGE[lang], 64, 56, align=font.CENTER)
         elif mode == U.START:
             font.text(fb, "OK \u2192", 127, 56, align=font.RIGHT)
         elif mode == U.PENALTY or mode == U.MENU:
@@ -369,9 +366,9 @@ class Screen:
         fb = self.fb
         fb.fill_rect(0, 56, _W, 8, 1)
         # laid out as the message "Button stuck: OK" was, so one stuck button reads the same after it
-        x = font.text(fb, U.W_STUCK[ui.lang], 1, 56, 0, max_w=_W - 2, keep=False) + 2
+        x = font.text(fb, W.STUCK[ui.lang], 1, 56, 0, max_w=_W - 2, keep=False) + 2
         faults = ui.faults
-        names = U.BUTTON_NAMES
+        names = _BUTTONS
         for b in range(len(names)):
             if faults & (1 << b):
                 if x > _W - 8:
@@ -431,8 +428,7 @@ class Screen:
                 r.off(i)
             return True
         st = m.st
-        saare = m.rules.family == "saare"
-        target = m.cfg.get("target")
+        rules = m.rules
         for i in range(n):
             if ui.faults & (1 << i):
                 r.fault(i, self.frame)
@@ -440,13 +436,6 @@ class Screen:
                 r.off(i)
             elif st.over and st.winner == i:
                 r.celebrate(i, self.frame)
-            elif saare:
-                r.nakks(i, st.score[i])
-            elif target:
-                r.progress(i, st.score[i] + (st.bonus[i] if st.over else 0), target)
-            elif st.boards is not None:
-                lo, hi = st.board_range
-                r.progress(i, len(st.boards), hi - lo + 1)
             else:
-                r.off(i)
+                rules.ring(r, i, st, m.cfg)      # what the game shows on it is the ruleset's
         return True

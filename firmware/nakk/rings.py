@@ -1,4 +1,4 @@
-"""Nakk LED rings: fill the GRB buffers of one 16-LED WS2812 ring per side (nakks, progress, celebration, fault) inside a total current budget, allocating nothing."""
+"""Nakk LED rings: fill the GRB buffers of one 16-LED WS2812 ring per side (units, progress, celebration, fault) inside a total current budget, allocating nothing."""
 
 # The class knows no pins and no driver. It owns one bytearray, 3 bytes per
 # LED in WS2812 order (G, R, B), ring after ring, and memoryviews of each
@@ -6,7 +6,7 @@
 # (400, 850, 800, 450), rings.ring(i)) or by pointing a NeoPixel's .buf at
 # rings.ring(i) and calling write(); a daisy chain takes rings.buf whole.
 #
-# A frame: call one mode per ring (nakks, progress, celebrate, fault, blink,
+# A frame: call one mode per ring (units, progress, celebrate, fault, blink,
 # fill, off), then commit() (ring() commits too), then write. The modes paint
 # nominal colours scaled by the brightness level (the dimmed level while the
 # box is on the judge's USB); commit() estimates the current of everything
@@ -18,22 +18,18 @@
 # clockwise as the player sees the ring (reverse=True if the strip runs the
 # other way). Integers only; no method allocates.
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 LEDS = const(16)
 
 # Nominal colours 0xRRGGBB at full level; the brightness level scales them.
-NAKK = const(0xFF7000)      # amber: one LED per nakk (or per 1/16 of the target)
-_RINGMARK = const(0xFFD070)  # every 4th nakk, a completed ring: a paler shade
-OVER = const(0x00A0FF)      # above 16 nakks / above the target: blue, again from 0
+NAKK = const(0xFF7000)      # amber: one LED per unit (a nakk), or per 1/16 of the target
+_RINGMARK = const(0xFFD070)  # the last unit of a group: a paler shade
+OVER = const(0x00A0FF)      # above 16 units / above the target: blue, again from 0
 NEGATIVE = const(0x600000)  # below zero: dim red, running anticlockwise from 0
 FAULT = const(0xFF0000)
 _GOLD = const(0xFFB000)
-_MARK = const(0x141414)     # faint marks where each group of 4 ends, while unlit
+_MARK = const(0x141414)     # faint marks where each group ends, while unlit
 
 _DMA = const(10)            # internal current unit: 1/10 mA
 
@@ -154,10 +150,11 @@ class Rings:
 
     # ---- modes
 
-    def nakks(self, i, n):
-        """Saare mäng: n nakks, one LED each from position 0; every 4th (a ring) paler.
+    def units(self, i, n, group):
+        """n units (the ruleset's, e.g. nakks), one LED each from position 0; the last of
+        every group paler, and where a group ends faintly marked while unlit.
 
-        Above 16 the ring stays full and the nakks over 16 light blue from
+        Above the LEDs the ring stays full and the units over light blue from
         position 0 again; below zero, dim red anticlockwise."""
         base = self._clear(i)
         leds = self.leds
@@ -169,13 +166,13 @@ class Rings:
         col = self._colors[i]
         lit = min(n, leds)
         for p in range(lit):
-            self._put(base, p, _RINGMARK if p & 3 == 3 else col)
+            self._put(base, p, _RINGMARK if p % group == group - 1 else col)
         if n > leds:
             for p in range(min(n - leds, leds)):
                 self._put(base, p, OVER)
         elif self.marks:
             for p in range(lit, leds):
-                if p & 3 == 3:
+                if p % group == group - 1:
                     self._put(base, p, _MARK)
 
     def progress(self, i, points, target):

@@ -7,14 +7,22 @@ Exit status: 0 scored, 2 an invalid event (its line, field and reason on stderr)
 
 import sys
 
+from nakk import rules as _rules
 from nakk.event import SIDES, encode
 from nakk.match import read_lines
 
-_ENDED = {
-    "target": "reached the target", "penalty": "a penalty reached the target", "sohk": "sohk (partii forfeited)",
-    "boards": "all boards played", "forfeit": "forfeit", "closed": "closed by the judge",
-    "disqualified": "a side was disqualified", "shared": "shared win",
-}
+
+def ending(summary):
+    """How a finished match ended, in the judge's words (its ruleset's)."""
+    return _rules.get(summary["ruleset"]).ending(summary["ended"])
+
+
+def no_winner(summary):
+    """Why a finished match has no winner, when its ruleset says so for this ending (else None)."""
+    for row in _rules.get(summary["ruleset"]).no_winner:
+        if row[0] == summary["ended"]:
+            return row[1]
+    return None
 
 
 def _pad(s, n):
@@ -36,8 +44,9 @@ def table(summary):
     names = s["sides"]
     width = max(8, max(len(n) for n in names) + 2)
     head = _pad("side", 6) + _pad("name", width) + _rpad("score", 7) + _rpad("bonus", 7) + _rpad("final", 7)
+    rules = _rules.get(s["ruleset"])
     if "marks" in s and any(s["marks"]):
-        head += _rpad("karvane", 9)
+        head += _rpad(rules.marks_word, 9)
     lines.append(head)
     for i in range(len(names)):
         row = _pad(SIDES[i], 6) + _pad(names[i], width) + _rpad(s["score"][i], 7) + \
@@ -46,7 +55,7 @@ def table(summary):
             row += _rpad(s["marks"][i], 9)
         lines.append(row)
     if s["over"]:
-        why = _ENDED.get(s["ended"], s["ended"])
+        why = ending(s)
         if s["winner"] is not None:
             lines.append("over (%s): winner %s %s" % (why, s["winner"], names[SIDES.index(s["winner"])]))
         else:
@@ -54,9 +63,7 @@ def table(summary):
     else:
         lines.append("not over: %s shuffles next (seat %d)" % (
             SIDES[s["shuffler"] % len(names)], s["shuffler"]))
-    if s.get("pokk"):
-        lines.append("pokk: %d waiting for the replay (%s, maker %s)" % (
-            s["pokk"], s["replay"]["game"], s["replay"]["maker"]))
+    lines.extend(rules.notes(s))
     if any(s.get("deductions", ())):
         lines.append("deductions from the tournament result: " + ", ".join(
             "%s %d" % (SIDES[i], s["deductions"][i]) for i in range(len(names)) if s["deductions"][i]))

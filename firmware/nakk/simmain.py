@@ -35,11 +35,7 @@ stdin and takes only the bytes that are there into a fixed line buffer with
 a length cap (an overlong line is dropped whole).
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython (only for reading; this runs on MicroPython)
-    def const(x):
-        return x
+from nakk.compat import const
 
 import sys
 

@@ -1,9 +1,12 @@
-"""Screens and flows: button events in, match events out. The deal entry is built from the ruleset's form().
+"""The box's screens and flows: button events in, entries for the table out (the Ui class).
 
-Nothing here knows pins, files, the display or the clock's source: the app
-feeds button events (nakk.buttons encoding) and the time, and render.py draws
-what the fields of Ui say. Every entry goes through the Table (nakk.table),
-which checks it with the rules and journals it.
+The parts live in their own modules: the words and their languages
+(nakk.words), the start wizard (nakk.start), the deal-form interpreter
+(nakk.dealform) and the menus (nakk.menus). Nothing here knows pins, files,
+the display, journal types or a game: the app feeds button events
+(nakk.buttons, each with its time), the rulesets say what a game asks, and
+every entry goes through the table (nakk.table), which checks it with the
+rules and journals it.
 
 The buttons, everywhere:
   side (A, B, C)  answer for that side: the maker, the winner, the offender,
@@ -17,20 +20,33 @@ The buttons, everywhere:
                   finished match, the next match
 Two side buttons together enter nothing and ask for one at a time. The
 driver reports a side press at once (for latency); when a different side
-button follows within CHORD_MS, the UI takes back what the first press did
-(the app holds a finished entry CHORD_MS before it flushes it) -- so a slap
-of both buttons is harmless whichever lands first.
+button follows within CHORD_MS (on the times the events carry), the UI takes
+back what the first press did (the app holds a finished entry CHORD_MS
+before it flushes it) -- so a slap of both buttons is harmless whichever
+lands first.
+
+What render (and the app) read of a Ui -- its surface, nothing else:
+  mode            START ENTRY MENU PENALTY UNDO END DONE ASK
+  lang            0 Estonian, 1 English (nakk.words)
+  version         bumped whenever anything on screen may have changed
+  idle            the idle screen (score only) is up
+  faults          bitmask of buttons in fault
+  msg, msg2       a message ((et, en) or text) and the text after it, or None
+  title, detail, items, cursor   the list on screen (or the step being entered)
+  table           the table: table.match, table.n (read only)
+  deal.steps      the deal form in use (its labels are drawn once, early)
+  word(w), choice_text()
+  sound, assignment   the beep setting, the judge's assignment (or None)
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 from nakk import buttons as K
-from nakk import rules as _rules
+from nakk import menus
+from nakk import words as W
+from nakk.dealform import DealEntry
 from nakk.event import EventError, SIDES
+from nakk.start import StartWizard, assignment_text
 
 START = const(0)    # a new match: accept the judge's assignment, or choose ruleset, table, round, shuffler
 ENTRY = const(1)    # the score, and the deal entry on the bottom line
@@ -55,108 +71,21 @@ IDLE_MS = const(120000)  # no press for this long: the idle screen (score only)
 ASK_MS = const(30000)    # a question nobody answers is answered "no" after this
 MSG_MS = const(4000)     # how long a message stays up
 
-# Words on screen: (Estonian, English). Index with Ui.lang.
-W_SAVING = ("salvestan", "saving")
-W_SIDE = ("Vajuta poole nuppu", "Press a side button")
-W_OK = ("Vajuta OK", "Press OK")
-W_CHORD = ("Üks pool korraga", "One side at a time")
-W_STUCK = ("Nupp kinni: ", "Button stuck: ")
-BUTTON_NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")   # by button index (nakk.buttons)
-W_FREED = ("Nupp töötab", "Button works again")
-W_NOSIDE = ("Sellist poolt pole", "No such side here")
-W_UNDO = ("Tühistada?", "Undo?")
-W_UNDONE = ("Tühistatud", "Undone")
-W_NOTHING = ("Pole midagi tühistada", "Nothing to undo")
-W_MENU = ("Menüü", "Menu")
-W_PENALTY = ("Karistus", "Penalty")
-W_NOPEN = ("Selles mängus trahve pole", "No penalties in this game")
-W_REDEAL = ("Uus jagamine: ", "Redeal: ")
-W_FORFEIT = ("Loobub (poole nupp)", "Forfeit (side button)")
-W_LANG = ("Keel: eesti", "Language: English")
-W_SOUND = (("Heli: sees", "Sound: on"), ("Heli: väljas", "Sound: off"))  # by Ui.sound: [1] on, [0] off
-W_BACK = ("Tagasi", "Back")
-W_OVER = ("Mäng läbi", "Match over")
-W_CONFIRM = ("Kinnitan", "Confirm")
-W_DISPUTE = ("Vaidlustan", "Dispute")
-W_WINNER = ("Võitis ", "Won: ")
-W_DRAW = ("Viik", "Draw")
-W_JUDGE = ("Ootab kohtunikku", "Waits for the judge")
-W_NEW = ("Pikk OK: uus mäng", "Long OK: new match")
-W_FULL = ("Mälu täis: sünkrooni", "Flash full: sync first")
-W_SAVEFAIL = ("Salvestus ebaõnnestus", "Could not save")
-W_REFUSED = ("Reeglid ei luba:", "Not allowed:")
-W_ABANDON = ("Katkesta: vale algus", "Abandon: wrong start")
-W_NEWMATCH = ("Uus mäng", "New match")
-W_ASSIGN = ("Kohtuniku määrang", "Judge's assignment")
-W_RULES = ("Mäng", "Game")
-W_TABLE = ("Laud", "Table")
-W_ROUND = ("Voor", "Round")
-W_ROOM = ("Ruum", "Room")
-W_FIRST = ("Esimene segaja", "First to shuffle")
-W_DEAL = ("Jagu", "Deal")
-W_SHUFFLES = ("Segab ", "Shuffles ")
-W_BOARD = ("Jagu ", "Board ")
-W_HOLD_OK = ("Hoia OK", "Hold OK")
-
-# Menu item kinds
-_M_REDEAL = const(0)
-_M_FORFEIT = const(1)
-_M_LANG = const(2)
-_M_SOUND = const(4)
-_M_ABANDON = const(5)
-_M_BACK = const(3)
-
-# Start step kinds
-_S_RULES = const(0)
-_S_TABLE = const(1)
-_S_ROUND = const(2)
-_S_ROOM = const(3)
-_S_FIRST = const(4)
-
-
-class _CpythonClock:
-    """time's ticks_ms/ticks_diff where CPython lacks them (tests and benches of the flows)."""
-
-    def ticks_ms(self):
-        import time
-        return int(time.monotonic() * 1000)
-
-    def ticks_diff(self, a, b):
-        return a - b
-
-
-def _clock():
-    import time
-    if hasattr(time, "ticks_ms"):
-        return time
-    return _CpythonClock()
-
-
-_SEATS = {2: ("A1", "B1", "A2", "B2"), 3: ("A1", "B1", "C1", "A2", "B2", "C2")}
-
-
-def seat_name(seat, sides):
-    """Seat s belongs to side s % sides; A1 B1 A2 B2 (C1 C2 in Schmier).
-    From a table for the boxes that exist: render draws it on every deal, so it must not allocate."""
-    names = _SEATS.get(sides)
-    if names is not None and 0 <= seat < len(names):
-        return names[seat]
-    return SIDES[seat % sides] + str(seat // sides + 1)
-
 
 class Ui:
-    def __init__(self, table, clock=None, lang=0, on_lang=None, assignment=None, chord_ms=0,
+    def __init__(self, table, clock=None, lang=W.ET, on_lang=None, assignment=None, chord_ms=0,
                  sound=True, on_sound=None, max_sides=3):
-        """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default time);
+        """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default: nakk.compat's);
         on_lang(lang): called when the players switch the language (the app saves it);
         sound, on_sound(sound): the beep on a saved entry, and when it is switched;
-        max_sides: side buttons the box has (a four-player box without C: no Schmier);
+        max_sides: side buttons the box has (a four-player box without C: no three-side game);
         assignment: the setup fields the judge pushed for the next match, or None;
         chord_ms: a different side button this soon after another takes both back
         (the app passes CHORD_MS and holds entries that long before flushing;
         0, the default for scripted use, turns it off)."""
         if clock is None:
-            clock = _clock()
+            from nakk.compat import clock as default_clock
+            clock = default_clock()
         self.table = table
         self._ms = clock.ticks_ms
         self._diff = clock.ticks_diff
@@ -164,7 +93,6 @@ class Ui:
         self.on_lang = on_lang
         self.sound = sound
         self.on_sound = on_sound
-        self.max_sides = max_sides
         self.assignment = assignment
         self.version = 0           # bumped whenever anything on screen may have changed
         self.msg = None            # (et, en) or str shown for MSG_MS; None
@@ -178,20 +106,13 @@ class Ui:
         self.detail = ""           # a line under the title (what an undo takes back, the assignment)
         self.items = ()
         self.cursor = 0
-        # deal entry
-        self.fixed = None
-        self.steps = ()
-        self.k = 0
-        self.answers = {}
-        self._choices = ()
-        # start
-        self._start = None
-        self._sk = 0
-        self._menu = ()
-        self._undo_target = None
-        self._chord = None         # (side button, time, snapshot) of the last side press
+        self.deal = DealEntry()    # the deal being entered
+        self.wizard = StartWizard(max_sides)
+        self.chosen = None         # START: None on the judge's assignment, else the wizard's;
+        #                            MENU: each item's action; PENALTY: each item's offence id
+        self._undo_target = None   # seq an undo would cancel
+        self._chord = None         # (side button, time, screen) of the last side press
         self._detour = None        # the deal entry as it was when a menu or list opened over it
-        self._form_of = None       # the match whose plain deal form is in fixed/steps
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout]
         self.chord_ms = chord_ms
         self.mode = START
@@ -210,12 +131,14 @@ class Ui:
             self._enter_start()
         elif m.locked():
             self.mode = DONE
-            self._list(W_JUDGE, (W_NEW,))
+            self._list(W.JUDGE, (W.NEW,))
         elif m.st.over:
             self.mode = END
-            self._list(W_OVER, (W_CONFIRM, W_DISPUTE))
+            self._list(W.OVER, (W.CONFIRM, W.DISPUTE))
         else:
-            self._begin_entry()
+            self.mode = ENTRY
+            self.deal.begin(m)
+            self._show_step(0)
         self.version += 1
 
     def _list(self, title, items, cursor=0):
@@ -231,10 +154,14 @@ class Ui:
         self.version += 1
 
     def word(self, w):
-        """The on-screen text of w: an (et, en) pair or plain text."""
-        if isinstance(w, tuple):
-            return w[self.lang]
-        return w
+        """The on-screen text of w in the players' language."""
+        return W.text(w, self.lang)
+
+    def choice_text(self):
+        """The answer under the cursor, as text."""
+        if not self.items:
+            return ""
+        return W.text(self.items[self.cursor], self.lang)
 
     def tick(self):
         """Called by the app between events: times out messages and goes idle. True if the screen changed."""
@@ -261,21 +188,21 @@ class Ui:
         or a newer question answers on_answer(False). Then the screen is as it was."""
         if self._asked is not None:
             self._end_ask(False)
-        self._asked = [self._snapshot(), on_answer, self._ms(), timeout_ms]
+        self._asked = [self._screen(), on_answer, self._ms(), timeout_ms]
         self._chord = None
         self.idle = False
         self.mode = ASK
-        self._list(words, (W_HOLD_OK,))
+        self._list(words, (W.HOLD_OK,))
         self.version += 1
 
     def _end_ask(self, yes):
-        snap, on_answer = self._asked[0], self._asked[1]
+        screen, on_answer = self._asked[0], self._asked[1]
         self._asked = None
         m = self.table.match
-        if snap is None or self.table.pending is not None or (m.seq if m is not None else 0) != snap[0]:
+        if screen is None or self.table.pending is not None or (m.seq if m is not None else 0) != screen[0]:
             self.resync()
         else:
-            self._put_back(snap)
+            self._put_back(screen)
         on_answer(yes)
 
     def offer(self, assignment):
@@ -294,11 +221,11 @@ class Ui:
         b = K.button(ev)
         if k == K.FAULT:
             self.faults |= 1 << b
-            self.say(W_STUCK, K.NAMES[b])
+            self.say(W.STUCK, K.NAMES[b])
             return _NOTHING
         if k == K.CLEAR:
             self.faults &= ~(1 << b)
-            self.say(W_FREED)
+            self.say(W.FREED)
             return _NOTHING
         self._last = self._ms()
         self.version += 1
@@ -318,14 +245,14 @@ class Ui:
                 # a second (or third) side within the window of the first: take the
                 # first back once, and keep the window open so no later one counts
                 if c[2] is not None:
-                    self._restore(c[2])
+                    self._take_back(c[2])
                     self._chord = (-1, c[1], None)
-                return self._refuse(W_CHORD)
+                return self._refuse(W.CHORD)
             if not self.chord_ms:
                 return self._dispatch(k, b)
-            snap = self._snapshot()
+            screen = self._screen()
             r = self._dispatch(k, b)
-            self._chord = (b, t, snap)
+            self._chord = (b, t, screen)
             return r
         self._chord = None
         return self._dispatch(k, b)
@@ -335,13 +262,13 @@ class Ui:
         self.say(words, extra)
         return (REFUSED, words)
 
-    def _snapshot(self):
-        a = self.answers
+    def _screen(self):
+        """What is on screen, to put back after a take-back, a detour or a question."""
         m = self.table.match
-        return (m.seq if m is not None else 0, self.mode, self.k, dict(a) if a else None, self.cursor, self.items,
-                self.title, self.detail, self._choices, self.fixed, self.steps, self._menu, self._undo_target)
+        return (m.seq if m is not None else 0, self.mode, self.deal.state(), self.cursor, self.items,
+                self.title, self.detail, self.chosen, self._undo_target)
 
-    def _restore(self, s):
+    def _take_back(self, s):
         m = self.table.match
         if self.table.pending is None and (m.seq if m is not None else 0) != s[0]:
             return                 # what the first press entered is already on flash: leave it
@@ -349,10 +276,10 @@ class Ui:
         self._put_back(s)
 
     def _put_back(self, s):
-        """The screen state of a snapshot (only a side press or a menu changed it since)."""
-        (seq, self.mode, self.k, a, self.cursor, self.items, self.title, self.detail,
-         self._choices, self.fixed, self.steps, self._menu, self._undo_target) = s
-        self.answers = a if a is not None else {}
+        """The screen of a _screen() (only a side press, a menu or a question changed it since)."""
+        (seq, self.mode, deal, self.cursor, self.items, self.title, self.detail,
+         self.chosen, self._undo_target) = s
+        self.deal.put(deal)
         self.version += 1
 
     def _dispatch(self, k, b):
@@ -383,7 +310,7 @@ class Ui:
         return False
 
     def _side(self, b):
-        """Side index of side button b in this match, or None (the caller refuses W_NOSIDE)."""
+        """Side index of side button b in this match, or None (the caller refuses NOSIDE)."""
         m = self.table.match
         n = m.rules.sides if m is not None and m.rules is not None else 2
         if b < n:
@@ -394,138 +321,52 @@ class Ui:
         try:
             self.table.submit(fields)
         except EventError as e:
-            return self._refuse(W_REFUSED, _error_text(e))
+            return self._refuse(W.REFUSED, _error_text(e))
         self.resync()
         return _SUBMITTED
 
     # ------------------------------------------------------------ deal entry
-    def _begin_entry(self):
-        m = self.table.match
-        self.mode = ENTRY
-        st = m.st
-        if st.chain == 0 and st.boards is None and self._form_of is m:
-            # the same questions as last deal (no pokk replay, no board number): no new form
-            pass
-        else:
-            self.fixed, self.steps = m.rules.form(st, m.cfg)
-            self._form_of = m if st.chain == 0 and st.boards is None else None
-        self.answers = {}
-        self.k = 0
-        self._enter_step(0)
-
-    def _offered(self, st):
-        out = []
-        for c in st["choices"]:
-            w = c.get("when")
-            if w is not None:
-                v = self.answers.get(w[0], self.fixed.get(w[0]))
-                if v not in w[1]:
-                    continue
-            out.append(c)
-        return out
-
-    def _enter_step(self, cursor):
-        """Show step k (skipping steps with nothing to offer); commit when past the last."""
-        while self.k < len(self.steps):
-            st = self.steps[self.k]
-            offered = st.get("_offered")          # a step without conditions: its lists, made once
-            if offered is None:
-                offered = self._offered(st)
-                labels = [c["label"] for c in offered]
-                for c in st["choices"]:
-                    if "when" in c:
-                        break
-                else:
-                    st["_offered"] = offered
-                    st["_labels"] = labels
-            else:
-                labels = st["_labels"]
-            if offered:
-                self._choices = offered
-                self._list(st["label"], labels, cursor)
-                return _MOVED
-            self.k += 1
-        ev = {"type": "deal"}
-        for key in self.fixed:
-            ev[key] = self.fixed[key]
-        for key in self.answers:
-            ev[key] = self.answers[key]
-        r = self._submit(ev)
+    def _show_step(self, cursor):
+        """Show the deal's next question; submit the deal when none is left."""
+        shown = self.deal.show()
+        if shown is not None:
+            self._list(shown[0], shown[1], cursor)
+            return _MOVED
+        r = self._submit(self.deal.fields())
         if r[0] != SUBMITTED:
             # rejected: back to the last step, answers kept, so one field can be fixed
-            self._back()
+            self._step_back()
         return r
 
-    def _back(self):
-        """Take back the last answered step."""
-        if self.k == 0:
-            return
-        self.k -= 1
-        st = self.steps[self.k]
-        key = st["key"]
-        cur = 0
-        offered = self._offered(st)
-        for i in range(len(offered)):
-            c = offered[i]
-            if c["value"] == self.answers.get(key) and (c.get("side") is None or c["side"] in self.answers):
-                cur = i
-        for c in offered:
-            if c.get("side") is not None:
-                self.answers.pop(c["side"], None)
-        self.answers.pop(key, None)
-        # a step skipped on the way forward (nothing offered) is skipped back too
-        if not offered:
-            return self._back()
-        self._choices = offered
-        self._list(st["label"], [c["label"] for c in offered], cur)
-
-    def _answer(self, c, side):
-        st = self.steps[self.k]
-        self.answers[st["key"]] = c["value"]
-        if side is not None:
-            self.answers[c["side"]] = SIDES[side]
-        self.k += 1
-        return self._enter_step(0)
-
-    def _rest(self, c):
-        """OK on a step that allows it: this step and every later one like it go to the side
-        already named in the `rest` field (Schmier: the rest of the points to the bidder)."""
-        field = self.steps[self.k].get("rest")
-        who = self.answers.get(field)
-        if who is None:
-            return None
-        while self.k < len(self.steps) and self.steps[self.k].get("rest") == field:
-            st = self.steps[self.k]
-            offered = self._offered(st)
-            first = offered[0]
-            self.answers[st["key"]] = first["value"]
-            self.answers[first["side"]] = who
-            self.k += 1
-        return self._enter_step(0)
+    def _step_back(self):
+        back = self.deal.back()
+        if back is not None:
+            self._list(back[0], back[1], back[2])
 
     def _entry_event(self, k, b):
         if self._move(k, b):
             return _MOVED
-        c = self._choices[self.cursor]
+        deal = self.deal
+        c = deal.choices[self.cursor]
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return self._refuse(W_NOSIDE)
+                return self._refuse(W.NOSIDE)
             if c.get("side") is None:
-                return self._refuse(W_OK)
-            return self._answer(c, side)
+                return self._refuse(W.PRESS_OK)
+            deal.answer(c, side)
+            return self._show_step(0)
         if k == K.SHORT and b == K.OK:
             if c.get("ok"):
-                return self._answer(c, None)
-            if self.steps[self.k].get("rest") is not None:
-                r = self._rest(c)
-                if r is not None:
-                    return r
-            return self._refuse(W_SIDE)
+                deal.answer(c, None)
+                return self._show_step(0)
+            if deal.rests() and deal.rest():
+                return self._show_step(0)
+            return self._refuse(W.SIDE)
         if k == K.LONG:
             if b == K.PREV:
-                if self.k > 0:
-                    self._back()
+                if deal.step > 0:
+                    self._step_back()
                 else:
                     return self._enter_undo()
             elif b == K.NEXT:
@@ -536,67 +377,49 @@ class Ui:
 
     # ------------------------------------------------------------ menu
     def _enter_menu(self):
-        m = self.table.match
-        items = []
-        kinds = []
-        if not m.st.over:
-            for r in m.rules.redeal_reasons:
-                items.append(W_REDEAL[self.lang] + r[1 + self.lang])
-                kinds.append((_M_REDEAL, r[0]))
-            items.append(W_FORFEIT)
-            kinds.append((_M_FORFEIT, None))
-            if not m.in_force:
-                # nothing entered yet: a match started by mistake is closed, not forfeited
-                items.append(W_ABANDON)
-                kinds.append((_M_ABANDON, None))
-        items.append(W_LANG)
-        kinds.append((_M_LANG, None))
-        items.append(W_SOUND[0] if self.sound else W_SOUND[1])
-        kinds.append((_M_SOUND, None))
-        items.append(W_BACK)
-        kinds.append((_M_BACK, None))
-        self._menu = kinds
+        items, actions = menus.menu(self.table.match, self.lang, self.sound)
         self._leave_entry()
         self.mode = MENU
-        self._list(W_MENU, items)
+        self.chosen = actions
+        self._list(W.MENU, items)
 
     def _menu_event(self, k, b):
         if self._move(k, b):
             return _MOVED
-        what, arg = self._menu[self.cursor]
+        what, arg = self.chosen[self.cursor]
         if k == K.LONG and b == K.PREV:
             self._back_to_entry()
             return _MOVED
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return self._refuse(W_NOSIDE)
-            if what == _M_FORFEIT:
+                return self._refuse(W.NOSIDE)
+            if what == menus.FORFEIT:
                 return self._submit({"type": "forfeit", "by": SIDES[side]})
-            return self._refuse(W_OK)
+            return self._refuse(W.PRESS_OK)
         if k == K.SHORT and b == K.OK:
-            if what == _M_REDEAL:
+            if what == menus.REDEAL:
                 return self._submit({"type": "redeal", "reason": arg})
-            if what == _M_ABANDON:
+            if what == menus.ABANDON:
                 r = self._submit({"type": "close", "reason": "abandoned at the table: started by mistake"})
                 if r[0] == SUBMITTED:
                     self._enter_start()
                 return r
-            if what == _M_FORFEIT:
-                return self._refuse(W_SIDE)
-            if what == _M_LANG:
+            if what == menus.FORFEIT:
+                return self._refuse(W.SIDE)
+            if what == menus.LANG:
                 self.lang = 1 - self.lang
                 if self.on_lang is not None:
                     self.on_lang(self.lang)
                 self._enter_menu()
-                self.cursor = len(self._menu) - 3
+                self.cursor = menus.position(self.chosen, menus.LANG)
                 return _MOVED
-            if what == _M_SOUND:
+            if what == menus.SOUND:
                 self.sound = not self.sound
                 if self.on_sound is not None:
                     self.on_sound(self.sound)
                 self._enter_menu()
-                self.cursor = len(self._menu) - 2
+                self.cursor = menus.position(self.chosen, menus.SOUND)
                 return _MOVED
             self._back_to_entry()
         return _MOVED
@@ -605,7 +428,7 @@ class Ui:
         """Going from the deal entry to a menu, the penalty list or the undo question:
         remember the half-entered deal, so coming back without an entry keeps it."""
         if self.mode == ENTRY:
-            self._detour = self._snapshot()
+            self._detour = self._screen()
         elif self.mode != MENU:
             self._detour = None
 
@@ -620,14 +443,13 @@ class Ui:
 
     # ------------------------------------------------------------ penalty
     def _enter_penalty(self):
-        m = self.table.match
-        offences = m.rules.offences
-        if not offences:
-            return self._refuse(W_NOPEN)
+        items, ids = menus.penalties(self.table.match)
+        if not ids:
+            return self._refuse(W.NOPEN)
         self._leave_entry()
         self.mode = PENALTY
-        self._menu = [o[0] for o in offences]
-        self._list(W_PENALTY, [(o[1], o[2]) for o in offences])
+        self.chosen = ids
+        self._list(W.PENALTY, items)
         return _MOVED
 
     def _penalty_event(self, k, b):
@@ -636,10 +458,10 @@ class Ui:
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return self._refuse(W_NOSIDE)
-            return self._submit({"type": "penalty", "offence": self._menu[self.cursor], "by": SIDES[side]})
+                return self._refuse(W.NOSIDE)
+            return self._submit({"type": "penalty", "offence": self.chosen[self.cursor], "by": SIDES[side]})
         if k == K.SHORT and b == K.OK:
-            return self._refuse(W_SIDE)
+            return self._refuse(W.SIDE)
         if k == K.LONG and b == K.PREV:
             self._back_to_entry()
         return _MOVED
@@ -648,12 +470,16 @@ class Ui:
     def _enter_undo(self):
         m = self.table.match
         if m is None or m.locked() or not m.in_force:
-            return self._refuse(W_NOTHING)
+            return self._refuse(W.NOTHING)
         self._undo_target = m.in_force[-1]
         ev = self.table.event(self._undo_target)
         self.mode = UNDO
-        self._list(W_UNDO, (W_CONFIRM, W_BACK))
-        self.detail = self._describe(ev) if ev is not None else "#%d" % self._undo_target
+        self._list(W.UNDO, (W.CONFIRM, W.BACK))
+        if ev is None:
+            self.detail = "#%d" % self._undo_target
+        else:
+            # the entry in the players' words (the ruleset's), labelled from the deal form
+            self.detail = m.rules.describe(ev, self.lang, self.deal.steps or m.rules.form(m.st, m.cfg)[1])
         return _MOVED
 
     def _undo_event(self, k, b):
@@ -663,7 +489,7 @@ class Ui:
                 return _MOVED
             r = self._submit({"type": "cancel", "target": self._undo_target})
             if r[0] == SUBMITTED:
-                self.say(W_UNDONE)
+                self.say(W.UNDONE)
             return r
         if self._move(k, b):
             return _MOVED
@@ -678,13 +504,13 @@ class Ui:
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
-                return self._refuse(W_NOSIDE)
+                return self._refuse(W.NOSIDE)
             m = self.table.match
             if side in m.confirmed or side in m.disputed:
                 return _NOTHING
             return self._submit({"type": "dispute" if self.cursor == 1 else "confirm", "by": SIDES[side]})
         if k == K.SHORT and b == K.OK:
-            return self._refuse(W_SIDE)
+            return self._refuse(W.SIDE)
         if k == K.LONG and b == K.PREV:
             return self._enter_undo()
         if k == K.LONG and b == K.OK:
@@ -703,52 +529,23 @@ class Ui:
         self.mode = START
         a = self.assignment
         if a is not None:
-            self._start = None
-            self._list(W_ASSIGN, (W_CONFIRM, W_NEWMATCH))
-            self.detail = _assignment_text(a)
+            self.chosen = None
+            self._list(W.ASSIGN, (W.CONFIRM, W.NEWMATCH))
+            self.detail = assignment_text(a)
             return
-        prev = self.table.match
-        games = self._games()
-        last = prev.rules.name if prev is not None and prev.rules is not None else None
-        self._start = {"ruleset": last if last in games else games[0],
-                       "table": prev.setup.get("table", 1) if prev is not None and prev.setup is not None else 1,
-                       "round": (prev.setup.get("round", 0) + 1) if prev is not None and prev.setup is not None else 1,
-                       "room": 1, "first_shuffler": 0}
-        self._sk = 0
-        self._start_step()
+        self.chosen = self.wizard
+        self.wizard.begin(self.table.match)
+        self._show_start()
 
-    def _games(self):
-        """The rulesets this box can play: Schmier needs the third side button."""
-        return [_rules.NAMES[i] for i in range(len(_rules.NAMES)) if _rules.SIDES[i] <= self.max_sides]
-
-    def _start_steps(self):
-        r = _rules.get(self._start["ruleset"])
-        steps = [_S_RULES, _S_TABLE, _S_ROUND]
-        if r.has_boards:
-            steps.append(_S_ROOM)
-        steps.append(_S_FIRST)
-        return r, steps
-
-    def _start_step(self):
-        r, steps = self._start_steps()
-        s = steps[self._sk]
-        v = self._start
-        if s == _S_RULES:
-            names = self._games()
-            titles = [_rules.TITLES[_rules.NAMES.index(n)] for n in names]
-            self._list(W_RULES, titles, names.index(v["ruleset"]) if v["ruleset"] in names else 0)
-        elif s == _S_FIRST:
-            self._list(W_FIRST, [seat_name(i, r.sides) for i in range(r.seats)], v["first_shuffler"])
-        else:
-            key, title, n = {_S_TABLE: ("table", W_TABLE, 99), _S_ROUND: ("round", W_ROUND, 99),
-                             _S_ROOM: ("room", W_ROOM, 2)}[s]
-            self._list(title, range(1, n + 1), min(v[key], n) - 1)   # the font draws ints
+    def _show_start(self):
+        title, items, cursor = self.wizard.show()
+        self._list(title, items, cursor)
 
     def _start_event(self, k, b):
-        if self._start is None:
+        if self._move(k, b):
+            return _MOVED
+        if self.chosen is None:
             # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand
-            if self._move(k, b):
-                return _MOVED
             if k == K.SHORT and b == K.OK:
                 if self.cursor == 0:
                     return self._begin_match(self.assignment)
@@ -756,114 +553,31 @@ class Ui:
                     self.assignment = None
                     self._enter_start()
             return _MOVED
-        if self._move(k, b):
-            return _MOVED
-        r, steps = self._start_steps()
         if k == K.LONG and b == K.PREV:
-            if self._sk > 0:
-                self._sk -= 1
-                self._start_step()
+            if self.wizard.back():
+                self._show_start()
             return _MOVED
         if not (k == K.SHORT and b == K.OK):
             if k == K.PRESS:
-                return self._refuse(W_OK)
+                return self._refuse(W.PRESS_OK)
             return _MOVED
-        s = steps[self._sk]
-        v = self._start
-        if s == _S_RULES:
-            v["ruleset"] = self._games()[self.cursor]
-            v["first_shuffler"] = 0
-            r, steps = self._start_steps()
-        elif s == _S_TABLE:
-            v["table"] = self.cursor + 1
-        elif s == _S_ROUND:
-            v["round"] = self.cursor + 1
-        elif s == _S_ROOM:
-            v["room"] = self.cursor + 1
-        else:
-            v["first_shuffler"] = self.cursor
-        self._sk += 1
-        if self._sk < len(steps):
-            self._start_step()
+        setup = self.wizard.choose(self.cursor)
+        if setup is None:
+            self._show_start()
             return _MOVED
-        setup = {"ruleset": v["ruleset"], "table": v["table"], "round": v["round"],
-                 "first_shuffler": v["first_shuffler"],
-                 "sides": [{"id": SIDES[i], "name": SIDES[i]} for i in range(r.sides)]}
-        if r.has_boards:
-            setup["room"] = v["room"]
         return self._begin_match(setup)
 
     def _begin_match(self, setup):
         try:
             if not self.table.start(setup):
-                return self._refuse(W_FULL)      # the flash is low: sync first
+                return self._refuse(W.FULL)      # the flash is low: sync first
         except EventError as e:
-            return self._refuse(W_REFUSED, _error_text(e))
+            return self._refuse(W.REFUSED, _error_text(e))
         self.assignment = None
         self.resync()
         return _SUBMITTED
-
-    def _describe(self, ev):
-        """An entry in the players' words, e.g. "#12 jagu: Ruutu B, Jänn A" (what the undo names)."""
-        m = self.table.match
-        lang = self.lang
-        labels = {}
-        steps = self.steps
-        if m is not None and m.rules is not None:
-            if not steps:
-                steps = m.rules.form(m.st, m.cfg)[1]
-            for row in m.rules.offences + m.rules.redeal_reasons:
-                labels[row[0]] = row[1 + lang]
-        for stp in steps or ():
-            for c in stp["choices"]:
-                if isinstance(c["value"], str):
-                    labels[c["value"]] = c["label"][lang]
-        return describe(ev, lang, labels)
-
-    # ------------------------------------------------------------ for render
-    def choice_text(self):
-        """The answer under the cursor, as text."""
-        if not self.items:
-            return ""
-        return self.word(self.items[self.cursor])
-
-
-def _assignment_text(a):
-    t = []
-    if "table" in a:
-        t.append("L%d" % a["table"])
-    if "round" in a:
-        t.append("V%d" % a["round"])
-    t.append(a.get("ruleset", "?"))
-    return " ".join(t)
 
 
 def _error_text(e):
     """The rules' reason (English: the rules speak the judge's language), with the field."""
     return "%s: %s" % (e.field, e.reason) if e.field else e.reason
-
-
-_TYPES = {"deal": ("jagu", "deal"), "redeal": ("uus jagamine", "redeal"), "penalty": ("karistus", "penalty"),
-          "adjust": ("parandus", "adjustment"), "forfeit": ("loobumine", "forfeit")}
-
-
-_PAIRS = (("game", "maker"), ("contract", "maker"), ("bid", "bidder"), ("result", "winner"),
-          ("offence", "by"), ("reason", None), ("by", None))
-
-
-def describe(ev, lang, labels=None):
-    """A short line for an entry, e.g. "#12 jagu: Ruutu B, Jänn A"; labels: value -> words."""
-    t = ev["type"]
-    labels = labels or {}
-    parts = []
-    used = []
-    for what, who in _PAIRS:
-        if what in ev and what not in used and ev[what] is not None:
-            used.append(what)
-            v = ev[what]
-            v = labels.get(v, str(v)) if isinstance(v, str) else str(v)
-            if who is not None and who in ev and ev[who] is not None:
-                used.append(who)
-                v += " " + str(ev[who])
-            parts.append(v)
-    return "#%d %s: %s" % (ev["seq"], _TYPES.get(t, (t, t))[lang], ", ".join(parts))

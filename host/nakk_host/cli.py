@@ -101,7 +101,6 @@ def add_rules(sub):
 
 # ---------------------------------------------------------------- sim and demo
 
-DEMO_RULESETS = ("saare-2020", "schmier", "sasku", "saare-classic")
 DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
 
 
@@ -184,12 +183,10 @@ def result_lines(summary):
     if not s["over"]:
         out.append("The match is not over.")
     elif s["winner"] is not None:
-        why = score_mod._ENDED.get(s["ended"], s["ended"])
+        why = score_mod.ending(s)
         out.append("Winner: %s (%s)" % (s["winner"], why) if why else "Winner: %s" % s["winner"])
-    elif s["ended"] == "boards":
-        out.append("No winner in this box: a Turniirisasku match is decided when the judge joins both rooms' boards.")
     else:
-        out.append("No winner.")
+        out.append(score_mod.no_winner(s) or "No winner.")
     return out
 
 
@@ -451,7 +448,7 @@ def add_demo(sub):
                        "then pair the box with a judge's database and sync it over the simulator's serial port, as "
                        "`nakk pair` and `nakk sync` do, and print the final screen, the sync, and the result as the "
                        "judge stored it: score, winner, presses and the match's exact events.")
-    p.add_argument("--ruleset", choices=DEMO_RULESETS, default="saare-2020", help="the game (default: %(default)s)")
+    p.add_argument("--ruleset", choices=rules_pkg.NAMES, default=rules_pkg.NAMES[0], help="the game (default: %(default)s)")
     p.add_argument("--image", help="flash image file to play on (default: a fresh temporary one)")
     p.add_argument("--db", help="the judge's database to sync into (default: a temporary one)")
     p.add_argument("--screenshot", nargs="?", const="nakk-demo.png", metavar="FILE.png",

@@ -53,7 +53,7 @@ import sys
 import time
 
 import machine
-from micropython import const
+from nakk.compat import const
 
 from nakk.board import pins as P
 

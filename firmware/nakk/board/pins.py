@@ -3,10 +3,7 @@
 # and the Pico all import it. See hardware/README.md for the wiring and
 # hardware/power.md for where the LED numbers come from.
 
-try:
-    from micropython import const
-except ImportError:
-    const = lambda x: x  # noqa: E731  (CPython)
+from nakk.compat import const
 
 # --- Display: SSD1306 128x64 on hardware SPI0 ---------------------------
 SPI_ID = const(0)

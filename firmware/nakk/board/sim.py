@@ -17,11 +17,7 @@ Board -> host (written here)
     S <hex>           bytes the firmware wrote to the USB serial port
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython (only for reading; the board runs on MicroPython)
-    def const(x):
-        return x
+from nakk.compat import const
 
 import sys
 

@@ -21,11 +21,7 @@ The simulator maps keys to pins: a key gives a tap (`await tap(pin)`); a
 held key or a dedicated key can give `await tap(pin, 1000)` for a long press.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nakk.compat import const
 
 import time
 

@@ -1,9 +1,11 @@
-"""The rulesets, by id. One game family is one module of this package; adding one is one new file and one line here."""
+"""The rulesets, by id. One game family is one module of this package; adding one is one new file and one line here
+(or, for a game kept elsewhere, one register() call)."""
 
-# ruleset id -> (module, attribute, title (et, en)). Modules are imported on
-# first use, so the device only pays for the game it plays (all four loaded
-# cost ~50 KB of heap on the 64-bit unix port); the start screen lists the
-# titles from here. A test checks each title and side count equals its ruleset's own.
+# ruleset id -> (module, attribute, title (et, en), sides). Modules are
+# imported on first use, so the device only pays for the game it plays (all
+# four loaded cost ~50 KB of heap on the 64-bit unix port); the start screen
+# lists the titles from here. A test checks each title and side count equals
+# its ruleset's own.
 _TABLE = (
     ("saare-2020", "saare", "SAARE_2020", ("Saare mäng 2020", "Saare mäng 2020"), 2),
     ("saare-classic", "saare", "SAARE_CLASSIC", ("Saare mäng (vana)", "Saare mäng classic"), 2),
@@ -11,13 +13,38 @@ _TABLE = (
     ("schmier", "schmier", "SCHMIER", ("Schmier", "Schmier"), 3),
 )
 
-NAMES = tuple(row[0] for row in _TABLE)
-TITLES = tuple(row[3] for row in _TABLE)
-SIDES = tuple(row[4] for row in _TABLE)   # sides (side buttons) each ruleset needs
+NAMES = [row[0] for row in _TABLE]
+TITLES = [row[3] for row in _TABLE]
+SIDES = [row[4] for row in _TABLE]   # sides (side buttons) each ruleset needs
+
+_REGISTERED = {}   # id -> ruleset object added by register()
+
+
+def register(ruleset):
+    """Add a ruleset object (a nakk.rules.common.Ruleset) defined outside this package,
+    e.g. a test's toy game: from now on get(), NAMES, TITLES and SIDES know it."""
+    if ruleset.name in NAMES:
+        raise ValueError("ruleset %r is already known" % ruleset.name)
+    _REGISTERED[ruleset.name] = ruleset
+    NAMES.append(ruleset.name)
+    TITLES.append(ruleset.title)
+    SIDES.append(ruleset.sides)
+
+
+def unregister(name):
+    """Forget a ruleset added by register() (a test cleaning up after itself)."""
+    if _REGISTERED.pop(name, None) is not None:
+        i = NAMES.index(name)
+        del NAMES[i]
+        del TITLES[i]
+        del SIDES[i]
 
 
 def get(name):
     """The ruleset object for an id; KeyError (with the known ids) if there is none."""
+    r = _REGISTERED.get(name)
+    if r is not None:
+        return r
     for rid, mod, attr, _, _ in _TABLE:
         if rid == name:
             module = __import__("nakk.rules." + mod, None, None, (attr,))

@@ -1,4 +1,11 @@
-"""What every ruleset shares: the match state, named settings, deal-form data, and the base class."""
+"""What every ruleset shares: the match state, named settings, deal-form data, and the base class with its hooks.
+
+A ruleset is the only place that knows its game: the match, the UI, the
+renderer, the rings and `nakk score` ask it through the hooks of Ruleset
+(what a deal entry asks, how an entry reads in the players' words, what the
+header counts, the score gauge and the LED rings show, the summary's own
+fields, the words for how a match ended).
+"""
 
 from nakk.event import EventError, SIDES, check_fields
 
@@ -24,8 +31,9 @@ class State:
         self.chain = 0                     # pokks in a row waiting for the replay
         self.pending = None                # (maker index, game) of the replay
         self.last = None                   # what the last deal gave: list of points per side
-        self.boards = None                 # Sasku: {board: (points tuple, offender index or -1)}
+        self.boards = None                 # boards played: {board: (points tuple, offender index or -1)}, or None
         self.disqualified = None           # side index removed from the tournament
+        self.forfeited = None              # side index that forfeited the match
 
     def final(self):
         return [self.score[i] + self.bonus[i] for i in range(self.sides)]
@@ -139,7 +147,8 @@ def _word(v):
 #            step gives this step and every following step with the same
 #            `rest` to that side (their first choice)
 # The UI shows the choices in order, moves with PREV/NEXT and commits with OK
-# or the named side button. Nothing in the UI is written per game.
+# or the named side button. Nothing in the UI is written per game, and the
+# UI never writes into a form: it is read-only data once built.
 
 def choice(value, et, en, side=None, ok=False, when=None):
     """One answer. side: the field a side button fills while committing it;
@@ -155,14 +164,32 @@ def choice(value, et, en, side=None, ok=False, when=None):
 
 
 def step(key, et, en, choices, side=None, rest=None):
+    """One question of a deal form. side: the side field of every choice that names none
+    (the choices given are not changed: those that need it are copied)."""
+    if side is not None:
+        out = []
+        for c in choices:
+            if "side" not in c and not c.get("ok"):
+                c = dict(c)
+                c["side"] = side
+            out.append(c)
+        choices = out
     s = {"key": key, "label": (et, en), "choices": choices}
     if rest is not None:
         s["rest"] = rest
-    if side is not None:
-        for c in choices:
-            if "side" not in c and not c.get("ok"):
-                c["side"] = side
     return s
+
+
+# ---------------------------------------------------------------- words
+
+# how an event type reads on the box, (Estonian, English)
+_TYPES = {"deal": ("jagu", "deal"), "redeal": ("uus jagamine", "redeal"), "penalty": ("karistus", "penalty"),
+          "adjust": ("parandus", "adjustment"), "forfeit": ("loobumine", "forfeit")}
+# the fields that name an entry other than a deal, each with the side field that follows it
+_OTHER_WORDS = (("offence", "by"), ("reason", None), ("by", None))
+# how a match ended, in the judge's words: what every game shares (a ruleset adds its own)
+_ENDINGS = (("target", "reached the target"), ("penalty", "a penalty reached the target"),
+            ("forfeit", "forfeit"), ("closed", "closed by the judge"))
 
 
 # ---------------------------------------------------------------- base class
@@ -180,6 +207,12 @@ class Ruleset:
     offences = ()           # (id, et, en)
     redeal_reasons = ()     # (id, et, en)
     has_boards = False
+    deal_words = ()         # (field, side field) pairs that name a deal in the players' words, in order
+    counter_word = ("Jagu", "Deal")   # what the header counts
+    endings = ()            # (ended, the judge's words) of this game's own endings
+    draws = ()              # `ended` values that are a draw (over, no winner, nobody lost)
+    no_winner = ()          # (ended, the judge's words) for endings that have no winner by design
+    marks_word = "marks"    # what the marks under a score are, in the judge's words
 
     def setting(self, key):
         for s in self.settings:
@@ -232,5 +265,70 @@ class Ruleset:
                 return reason
         raise EventError("reason", "must be one of " + ", ".join(r[0] for r in self.redeal_reasons))
 
-    def offence_ids(self, cfg):
-        return [o[0] for o in self.offences]
+    # ------------------------------------------------------------ hooks
+    # What the rest of the firmware asks a ruleset. Each has a default that
+    # fits a game with a target and nothing else; a ruleset overrides what
+    # its game does differently.
+
+    def form_key(self, st):
+        """An int that is the same whenever form(st, cfg) gives the same form in this match
+        (the UI then reuses the one it has), or None: build it for every deal."""
+        return 0
+
+    def count(self, st):
+        """The number beside counter_word in the header: the deal being played (the last, once over)."""
+        return st.deals + (0 if st.over else 1)
+
+    def gauge(self, st, i):
+        """How many of the four boxes beside side i's score to fill, or -1 for no gauge. Allocates nothing."""
+        return -1
+
+    def ring(self, rings, i, st, cfg):
+        """Paint side i's LED ring (a nakk.rings.Rings) for a match in play. Allocates nothing."""
+        target = cfg.get("target")
+        if target:
+            rings.progress(i, st.score[i] + (st.bonus[i] if st.over else 0), target)
+        else:
+            rings.off(i)
+
+    def summarize(self, st, out):
+        """Add this game's own fields to a match summary (out, a dict)."""
+
+    def notes(self, summary):
+        """Lines for the judge about this game's own state in a summary (`nakk score`)."""
+        return ()
+
+    def ending(self, ended):
+        """How a match ended, in the judge's words."""
+        for row in self.endings:
+            if row[0] == ended:
+                return row[1]
+        for row in _ENDINGS:
+            if row[0] == ended:
+                return row[1]
+        return ended
+
+    def describe(self, ev, lang, steps):
+        """An entry in the players' words, e.g. "#12 jagu: Ruutu B, Jänn A" (what an undo names).
+        steps: the deal form's steps, whose labels name the values."""
+        labels = {}
+        for row in self.offences + self.redeal_reasons:
+            labels[row[0]] = row[1 + lang]
+        for stp in steps:
+            for c in stp["choices"]:
+                if isinstance(c["value"], str):
+                    labels[c["value"]] = c["label"][lang]
+        t = ev["type"]
+        parts = []
+        used = []          # a side field named after its value is not named again on its own
+        for what, who in (self.deal_words if t == "deal" else _OTHER_WORDS):
+            v = ev.get(what)
+            if v is None or what in used:
+                continue
+            v = labels.get(v, v) if isinstance(v, str) else str(v)
+            if who is not None and ev.get(who) is not None:
+                used.append(who)
+                v += " " + str(ev[who])
+            parts.append(v)
+        words = _TYPES.get(t)
+        return "#%d %s: %s" % (ev["seq"], words[lang] if words is not None else t, ", ".join(parts))

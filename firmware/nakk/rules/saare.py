@@ -20,6 +20,7 @@ _GAME_LABELS = {
 WIN, JANN, KARVANE, POKK, CAPTURE = "win", "jann", "karvane", "pokk", "capture"
 RESULTS = (WIN, JANN, KARVANE, POKK, CAPTURE)
 TRUMPS = ("hearts", "spades", "clubs", "diamonds")
+NAKKS_PER_RING = 4     # 4 nakks make a ring; 4 rings (16) win: the gauge and the LED ring count them
 
 _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner", "side"),
                 ("capture", "side"), ("sohk", "side"), ("eyes", "list"), ("tricks", "list"),
@@ -75,6 +76,9 @@ class Saare(Ruleset):
     sides = 2
     seats = 4
     unit = ("nakk", "nakk")
+    deal_words = (("game", "maker"), ("result", "winner"))
+    endings = (("sohk", "sohk (partii forfeited)"),)
+    marks_word = "karvane"
 
     def __init__(self, name, title, games, year2020):
         self.name = name
@@ -289,7 +293,7 @@ class Saare(Ruleset):
         by = self.side(ev, "by")
         offence = ev["offence"]
         if not _known(self.offences, offence):
-            raise EventError("offence", "must be one of " + ", ".join(self.offence_ids(cfg)))
+            raise EventError("offence", "must be one of " + ", ".join([o[0] for o in self.offences]))
         if offence == "noise":
             st.deductions[by] += cfg["noise_deduction"]
             return
@@ -340,6 +344,29 @@ class Saare(Ruleset):
             held -= st.received[loser]
         if held <= 0:
             st.bonus[winner] += 2  # prillid: the loser has no nakk (L48, SM-11)
+
+    # ------------------------------------------------------------ what the box shows
+
+    def form_key(self, st):
+        return None if st.chain else 0     # a pokk replay fixes its game (and maker): its own form
+
+    def gauge(self, st, i):
+        return st.score[i] // NAKKS_PER_RING
+
+    def ring(self, rings, i, st, cfg):
+        rings.units(i, st.score[i], NAKKS_PER_RING)
+
+    def notes(self, s):
+        if s.get("pokk"):
+            return ("pokk: %d waiting for the replay (%s, maker %s)" % (
+                s["pokk"], s["replay"]["game"], s["replay"]["maker"]),)
+        return ()
+
+    def summarize(self, st, out):
+        out["rings"] = [s // NAKKS_PER_RING for s in st.score]
+        out["pokk"] = st.chain
+        if st.pending is not None:
+            out["replay"] = {"maker": SIDES[st.pending[0]], "game": st.pending[1]}
 
     # ------------------------------------------------------------ entry form
 

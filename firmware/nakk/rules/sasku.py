@@ -23,6 +23,11 @@ _DEAL_FIELDS = (("board", "int"), ("contract", "str"), ("maker", "side"), ("resu
 class Sasku(Ruleset):
     name = "sasku"
     family = "sasku"
+    deal_words = (("contract", "maker"), ("result", "winner"))
+    counter_word = ("Jagu", "Board")
+    endings = (("boards", "all boards played"), ("disqualified", "a side was disqualified"))
+    no_winner = (("boards", "No winner in this box: a Turniirisasku match is decided when the judge"
+                              " joins both rooms' boards."),)
     title = ("Turniirisasku", "Tournament Sasku")
     sides = 2
     seats = 4
@@ -63,6 +68,22 @@ class Sasku(Ruleset):
         st.boards = {}
         st.board_range = (boards[0], boards[1])
         return st
+
+    def form_key(self, st):
+        return self.next_board(st) or 0    # the form fixes the board number
+
+    def count(self, st):
+        return self.next_board(st) if not st.over else len(st.boards)
+
+    def ring(self, rings, i, st, cfg):
+        lo, hi = st.board_range
+        rings.progress(i, len(st.boards), hi - lo + 1)
+
+    def summarize(self, st, out):
+        out["boards"] = [[b, st.boards[b][0], st.boards[b][1]] for b in sorted(st.boards)]
+        out["next_board"] = self.next_board(st)
+        if st.disqualified is not None:
+            out["disqualified"] = SIDES[st.disqualified]
 
     def next_board(self, st):
         first, last = st.board_range

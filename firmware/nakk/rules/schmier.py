@@ -21,6 +21,9 @@ _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "s
 class Schmier(Ruleset):
     name = "schmier"
     family = "schmier"
+    deal_words = (("bid", "bidder"),)
+    endings = (("shared", "shared win"),)
+    draws = ("shared",)
     title = ("Schmier", "Schmier")
     sides = 3
     seats = 6
@@ -122,6 +125,15 @@ class Schmier(Ruleset):
         st.over = True
         st.ended = "target"
         st.winner = winner
+
+    def start(self, setup, cfg):
+        st = Ruleset.start(self, setup, cfg)
+        st.shared = None          # the teams that share the win (end_tie_without_bidder "shared")
+        return st
+
+    def summarize(self, st, out):
+        if st.shared:
+            out["shared"] = [SIDES[i] for i in st.shared]
 
     def end_check(self, st, cfg, side, why="target"):
         # after a manual adjustment: a single team at the top past the target wins

@@ -222,40 +222,38 @@ def describe(raw):
         out["title"] = m.rules.title
         out["unit"] = m.rules.unit
         out["side_ids"] = SIDES[:m.rules.sides]
+        out["marks_word"] = getattr(m.rules, "marks_word", "marks")
     else:
         out["ruleset"] = None
         out["title"] = _both("?")
         out["unit"] = _both("")
         out["side_ids"] = ()
+        out["marks_word"] = "marks"
     out["bonus_parts"] = _bonus_parts(m)
     ended = out["summary"].get("ended")
-    out["ended"] = _ENDED.get(ended, _both(str(ended))) if ended else None
+    if ended and ended not in _ENDED and m.rules is not None:
+        out["ended"] = _both(m.rules.ending(ended)) if hasattr(m.rules, "ending") else _both(str(ended))
+    else:
+        out["ended"] = _ENDED[ended] if ended else None
     return out
 
 
 def _bonus_parts(m):
-    """The end bonuses in words, per side: [(words (et, en), points), ...] for each side with a bonus.
+    """The end bonuses per side: [(words (et, en), points)] for a side with a bonus, [] for one without.
 
-    Saare mäng's bonus is the karvane marks (+1 each, or +1 once by setting)
-    and prillid (+2 when the loser has no nakk); other games have none."""
+    The rules know what a bonus is made of; the page names the side's marks
+    with the ruleset's own word for them (Saare mäng: karvane) beside the total."""
     st = m.st
     if st is None or not any(st.bonus):
         return []
+    word = getattr(m.rules, "marks_word", "marks")
     out = []
     for i in range(st.sides):
         if not st.bonus[i]:
             out.append([])
             continue
-        parts = []
-        if m.rules.family == "saare":
-            karv = st.marks[i] if m.cfg.get("karvane_bonus") == "per-mark" else min(1, st.marks[i])
-            if karv:
-                parts.append((("karvane ×%d" % st.marks[i], "karvane ×%d" % st.marks[i]), karv))
-            if st.bonus[i] - karv:
-                parts.append((("prillid", "prillid (loser has no nakk)"), st.bonus[i] - karv))
-        else:
-            parts.append((("boonus", "bonus"), st.bonus[i]))
-        out.append(parts)
+        what = ("%s ×%d" % (word, st.marks[i])) if st.marks[i] else ""
+        out.append([((what or "boonus", what or "bonus"), st.bonus[i])])
     return out
 
 

@@ -1,0 +1,107 @@
+"""The start wizard: a new match set up by hand (game, table, round, room, first to shuffle), each with PREV/NEXT and OK.
+
+The UI (nakk.ui) shows `show()`'s list and hands each OK to choose(); the
+last answer gives the setup event's fields. The judge's assignment, when
+there is one, is offered before this (by the UI), and one OK takes it.
+"""
+
+from nakk.compat import const
+
+from nakk import rules as _rules
+from nakk import words as W
+from nakk.event import SIDES
+
+_GAME = const(0)
+_TABLE = const(1)
+_ROUND = const(2)
+_ROOM = const(3)
+_FIRST = const(4)
+# the numbered steps: (setup field, title, how many numbers)
+_NUMBERS = {_TABLE: ("table", W.TABLE, 99), _ROUND: ("round", W.ROUND, 99), _ROOM: ("room", W.ROOM, 2)}
+
+
+class StartWizard:
+    def __init__(self, max_sides):
+        """max_sides: side buttons the box has (a game needing more is not offered)."""
+        self.max_sides = max_sides
+        self.values = None         # the setup chosen so far: ruleset, table, round, room, first_shuffler
+        self.step = 0              # index into steps()
+
+    def games(self):
+        """The rulesets this box can play: a three-side game needs the third side button."""
+        return [_rules.NAMES[i] for i in range(len(_rules.NAMES)) if _rules.SIDES[i] <= self.max_sides]
+
+    def begin(self, prev):
+        """From the first step; prev: the match before (its game, its table and the next round
+        are the likely answers), or None."""
+        games = self.games()
+        last = prev.rules.name if prev is not None and prev.rules is not None else None
+        setup = prev.setup if prev is not None else None
+        self.values = {"ruleset": last if last in games else games[0],
+                       "table": setup.get("table", 1) if setup is not None else 1,
+                       "round": (setup.get("round", 0) + 1) if setup is not None else 1,
+                       "room": 1, "first_shuffler": 0}
+        self.step = 0
+
+    def _steps(self):
+        r = _rules.get(self.values["ruleset"])
+        steps = [_GAME, _TABLE, _ROUND]
+        if r.has_boards:
+            steps.append(_ROOM)
+        steps.append(_FIRST)
+        return r, steps
+
+    def show(self):
+        """The current step: (title, items, cursor on the likely answer)."""
+        r, steps = self._steps()
+        s = steps[self.step]
+        v = self.values
+        if s == _GAME:
+            names = self.games()
+            titles = [_rules.TITLES[_rules.NAMES.index(n)] for n in names]
+            return W.RULES, titles, names.index(v["ruleset"]) if v["ruleset"] in names else 0
+        if s == _FIRST:
+            return W.FIRST, [W.seat_name(i, r.sides) for i in range(r.seats)], v["first_shuffler"]
+        key, title, n = _NUMBERS[s]
+        return title, range(1, n + 1), min(v[key], n) - 1   # the font draws ints
+
+    def choose(self, cursor):
+        """OK on the item at cursor: None while steps remain, else the setup fields."""
+        r, steps = self._steps()
+        s = steps[self.step]
+        v = self.values
+        if s == _GAME:
+            v["ruleset"] = self.games()[cursor]
+            v["first_shuffler"] = 0
+            r, steps = self._steps()
+        elif s == _FIRST:
+            v["first_shuffler"] = cursor
+        else:
+            v[_NUMBERS[s][0]] = cursor + 1
+        self.step += 1
+        if self.step < len(steps):
+            return None
+        setup = {"ruleset": v["ruleset"], "table": v["table"], "round": v["round"],
+                 "first_shuffler": v["first_shuffler"],
+                 "sides": [{"id": SIDES[i], "name": SIDES[i]} for i in range(r.sides)]}
+        if r.has_boards:
+            setup["room"] = v["room"]
+        return setup
+
+    def back(self):
+        """One step back; False at the first."""
+        if self.step == 0:
+            return False
+        self.step -= 1
+        return True
+
+
+def assignment_text(a):
+    """The judge's assignment in one line: L<table> V<round> <ruleset>."""
+    t = []
+    if "table" in a:
+        t.append("L%d" % a["table"])
+    if "round" in a:
+        t.append("V%d" % a["round"])
+    t.append(a.get("ruleset", "?"))
+    return " ".join(t)
