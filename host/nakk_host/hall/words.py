@@ -46,7 +46,6 @@ WORDS = {
     "undone": ("tagasi võetud", "taken back"),
     "bonuses": ("Lõpuboonused", "End bonuses"),
     "final": ("Lõpptulemus", "Final score"),
-    "marks": ("karvase märgid", "karvane marks"),
     "ended": ("Lõppes", "Ended"),
     "problems": ("Probleemid", "Problems"),
     "raw_note": ("Iga rida on kasti salvestatud sündmus, arvutatud uuesti reeglitest.",
