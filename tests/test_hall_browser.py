@@ -125,11 +125,14 @@ def test_a_page_whose_connection_drops_catches_up_when_it_comes_back(browser, ju
         srv.close()                                  # the laptop's server stops: the page loses its link
         wait_for(lambda: js(browser, "return document.body.getAttribute('data-link')") == "lost", 10,
                  "the page to notice the lost link")
+        assert js(browser, "return document.getElementById('link-state').textContent") == "ühendus katkes, ootan…"
         store_result(conn, raw_of(table_events(t["code"], 4, tables[3], 1)), "box-4")
         srv = Served(db, port=port)                  # back on the same address
         wait_for(lambda: js(browser, "return !!document.querySelector('tr[data-result=\"box-4\"]')"), 15,
                  "the result stored while the page was cut off")
         assert js(browser, "return window.nakkMarker") == 7, "the page reloaded instead of catching up"
+        wait_live(browser)
+        assert js(browser, "return document.getElementById('link-state').textContent") == "otse"
     finally:
         srv.close()
 

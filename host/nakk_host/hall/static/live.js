@@ -70,8 +70,16 @@
        that had no event yet, so a change made while it was cut off is fetched as soon as it is back. */
     var es = new EventSource("/events?since=" + encodeURIComponent(since));
     es.addEventListener("change", refresh);
-    es.onopen = function () { body.classList.remove("offline"); body.setAttribute("data-link", "open"); };
-    es.onerror = function () { body.classList.add("offline"); body.setAttribute("data-link", "lost"); };
+    var state = document.getElementById("link-state");
+    var liveWord = state ? state.textContent : "";
+    es.onopen = function () {
+      body.classList.remove("offline"); body.setAttribute("data-link", "open");
+      if (state) state.textContent = liveWord;
+    };
+    es.onerror = function () {
+      body.classList.add("offline"); body.setAttribute("data-link", "lost");
+      if (state) state.textContent = state.getAttribute("data-offline");
+    };
   }
 
   tick();
