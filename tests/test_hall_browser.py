@@ -155,7 +155,7 @@ def test_the_projector_pages_by_itself(tmp_path):
                 var rows = Array.from(document.querySelectorAll('#standings tbody tr'))
                   .filter(function (r) { return r.offsetParent !== null; });
                 return {names: rows.map(function (r) { return r.getAttribute('data-name'); }),
-                        bottom: rows.length ? rows[rows.length - 1].getBoundingClientRect().bottom : 0,
+                        bottom: document.getElementById('pager').getBoundingClientRect().bottom,
                         height: window.innerHeight, page: document.getElementById('pager').getAttribute('data-page'),
                         pages: Number(document.body.getAttribute('data-pages')),
                         clock: document.getElementById('clock').textContent,

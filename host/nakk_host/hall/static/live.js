@@ -14,7 +14,9 @@
     if (!rows.length) return;
     var top = rows[0].getBoundingClientRect().top;
     var rowH = rows[0].getBoundingClientRect().height || 1;
-    var room = window.innerHeight - top - rowH;          /* leave a line for the pager */
+    var tail = 0;                                      /* what follows the table: the order, the pager */
+    for (var el = table.nextElementSibling; el; el = el.nextElementSibling) tail += el.offsetHeight;
+    var room = window.innerHeight - top - tail - 4;
     var per = Math.max(1, Math.floor(room / rowH));
     var pages = Math.ceil(rows.length / per);
     if (pageIndex >= pages) pageIndex = 0;
