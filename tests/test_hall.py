@@ -423,3 +423,33 @@ def test_after_nakk_demo_nakk_serve_shows_the_demos_result(tmp_path):
         assert "pokk replay" in match and "Karvane" in match
     finally:
         srv.close()
+
+
+def test_serve_says_when_it_listens_beyond_this_laptop_and_answers_head(tmp_path):
+    import urllib.request
+    db = str(tmp_path / "judge.db")
+    store.open_db(db).close()
+    port = free_port()
+    p = subprocess.Popen([NAKK, "serve", "--db", db, "--host", "127.0.0.2", "--port", str(port)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = p.stdout.readline()
+        second = p.stdout.readline()
+        assert first.startswith("nakk serve: %s on http://127.0.0.2:%d/" % (db, port)), first
+        assert "anyone on the hall's network can read these pages" in second
+        req = urllib.request.Request("http://127.0.0.2:%d/results" % port, method="HEAD")
+        r = wait_for(lambda: _try(req), 20, "the server on 127.0.0.2")
+        assert r.status == 200 and r.read() == b""
+    finally:
+        p.terminate()
+        p.wait(10)
+        p.stdout.close()
+        p.stderr.close()
+
+
+def _try(req):
+    import urllib.request
+    try:
+        return urllib.request.urlopen(req, timeout=2)
+    except OSError:
+        return None
