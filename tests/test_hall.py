@@ -426,25 +426,40 @@ def test_after_nakk_demo_nakk_serve_shows_the_demos_result(tmp_path):
 
 
 def test_serve_says_when_it_listens_beyond_this_laptop_and_answers_head(tmp_path):
+    """The warning goes by the address bound: 0.0.0.0 reaches the hall, 127.0.0.2 only this machine."""
     import urllib.request
     db = str(tmp_path / "judge.db")
     store.open_db(db).close()
     port = free_port()
-    p = subprocess.Popen([NAKK, "serve", "--db", db, "--host", "127.0.0.2", "--port", str(port)],
+    # 0.0.0.0 listens on every address of this machine; the test talks to it on 127.0.0.1 only
+    p = subprocess.Popen([NAKK, "serve", "--db", db, "--host", "0.0.0.0", "--port", str(port)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = p.stdout.readline()
         second = p.stdout.readline()
-        assert first.startswith("nakk serve: %s on http://127.0.0.2:%d/" % (db, port)), first
+        assert first.startswith("nakk serve: %s on http://0.0.0.0:%d/" % (db, port)), first
         assert "anyone on the hall's network can read these pages" in second
-        req = urllib.request.Request("http://127.0.0.2:%d/results" % port, method="HEAD")
-        r = wait_for(lambda: _try(req), 20, "the server on 127.0.0.2")
+        req = urllib.request.Request("http://127.0.0.1:%d/results" % port, method="HEAD")
+        r = wait_for(lambda: _try(req), 20, "the server")
         assert r.status == 200 and r.read() == b""
     finally:
         p.terminate()
         p.wait(10)
         p.stdout.close()
         p.stderr.close()
+    # on the loopback address it says nothing of the hall's network
+    p = subprocess.Popen([NAKK, "serve", "--db", db, "--host", "127.0.0.2", "--port", str(port)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().startswith("nakk serve: %s on http://127.0.0.2:%d/" % (db, port))
+        wait_for(lambda: _try(urllib.request.Request("http://127.0.0.2:%d/results" % port)), 20, "the server")
+        p.terminate()
+        rest = p.communicate(timeout=10)[0]
+        assert "hall's network" not in rest
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
 
 
 def _try(req):

@@ -1,10 +1,18 @@
 """Runs the hall's application on uvicorn: binds the socket itself (so a taken port is a plain error), says where to look."""
 
 import errno
+import ipaddress
 import socket
 import sys
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def is_loopback(addr):
+    """True for an address only this machine reaches (127.0.0.0/8, ::1)."""
+    try:
+        return ipaddress.ip_address(addr.split("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 class ServeError(Exception):
@@ -46,7 +54,7 @@ def serve(db, host="127.0.0.1", port=8080, page_seconds=10, out=None, sock=None)
     app = make_app(db, page_seconds=page_seconds)
     shown = "[%s]" % host if ":" in host else host
     out.write("nakk serve: %s on http://%s:%d/ (projector: /projector; read-only; Ctrl-C stops)\n" % (db, shown, port))
-    if host not in LOOPBACK:
+    if not is_loopback(sock.getsockname()[0]):
         out.write("nakk serve: listening on %s: anyone on the hall's network can read these pages\n" % host)
     out.flush()
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1,
