@@ -277,6 +277,7 @@ class _Match:
         mode0 = ui.mode
         k = K.kind(ev)
         btn = K.button(ev)
+        ev = K.event(k, btn, self.clock.t)   # the event carries its time: a second apart, never a chord
         screen = b.screen
         board = b.board
         rings = board.rings

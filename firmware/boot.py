@@ -1,4 +1,4 @@
-# boot.py: maintenance mode (DESIGN.md, "The serial link"). When the flag
+# boot.py: maintenance mode (nakk/board/pico.py, maintenance()). When the flag
 # file /maintenance exists or OK is held at power-on, say so and leave the
 # REPL free: main.py's app.main() then sees the same answer from
 # pico.maintenance() and starts neither the app nor the watchdog. Otherwise

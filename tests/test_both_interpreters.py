@@ -1,57 +1,57 @@
-"""The shared core's tests on both interpreters: the worked examples and tests/core/*, from the same files."""
+"""The shared tests on both interpreters, from the same files: pytest collects them here (CPython) and
+tests/mpyrun.py runs the very same test functions on the MicroPython unix port.
+
+Every test function pytest sees in a shared module must have passed on
+MicroPython too: the names are compared, so a test cannot run on one
+interpreter only."""
+import importlib
 import os
 
 import pytest
 
-from conftest import ROOT, TESTS, run_mpy
+from conftest import TESTS, run_mpy
 
-import scenario_runner
-
-SCENARIOS = os.path.join(TESTS, "scenarios")
-SCENARIO_FILES = scenario_runner.files(SCENARIOS)
-CORE_MODULES = sorted(f[:-3] for f in os.listdir(os.path.join(TESTS, "core")) if f.startswith("test_"))
+# the modules whose tests run on both: the scoring core and the worked examples, and the UI's flows
+SHARED = ("core.test_codec", "core.test_record", "core.test_match", "core.test_worked_examples", "test_ui")
 
 
-def _ids(paths):
-    return [os.path.basename(p)[:-5] for p in paths]
+def _tests(module):
+    mod = importlib.import_module(module)
+    return sorted(n for n, f in vars(mod).items() if n.startswith("test_") and callable(f))
 
 
-@pytest.mark.parametrize("path", SCENARIO_FILES, ids=_ids(SCENARIO_FILES))
-def test_worked_example_cpython(path):
-    why = scenario_runner.check(scenario_runner.load(path))
-    assert why is None, why
+CASES = [(m, n) for m in SHARED for n in _tests(m)]
 
 
 @pytest.fixture(scope="module")
-def mpy_scenarios():
-    r = run_mpy([os.path.join(TESTS, "scenario_runner.py"), SCENARIOS], path=(TESTS,))
-    lines = {}
-    for line in r.stdout.splitlines():
-        verdict, _, rest = line.partition(" ")
-        ident = rest.split(":")[0]
-        lines[ident] = (verdict, line)
-    return r, lines
+def micropython_results():
+    """{module: (CompletedProcess, {test name: the runner's line})}, one MicroPython process per module."""
+    out = {}
+    for m in SHARED:
+        r = run_mpy([os.path.join(TESTS, "mpyrun.py"), m], path=(TESTS,), timeout=300)
+        lines = {}
+        for line in r.stdout.splitlines():
+            verdict, _, rest = line.partition(" ")
+            if verdict in ("PASS", "FAIL"):
+                lines[rest.split(":")[0][len(m) + 1:]] = line
+        out[m] = (r, lines)
+    return out
 
 
-@pytest.mark.parametrize("path", SCENARIO_FILES, ids=_ids(SCENARIO_FILES))
-def test_worked_example_micropython(path, mpy_scenarios):
-    r, lines = mpy_scenarios
-    ident = scenario_runner.load(path)["id"]
-    assert ident in lines, "MicroPython did not report %s; stderr: %s" % (ident, r.stderr[-2000:])
-    verdict, line = lines[ident]
-    assert verdict == "PASS", line
+def test_the_shared_modules_have_their_tests():
+    counts = dict((m, len(_tests(m))) for m in SHARED)
+    assert counts["core.test_worked_examples"] >= 85 and counts["test_ui"] >= 25, counts
 
 
-def test_every_scenario_ran_on_micropython(mpy_scenarios):
-    r, lines = mpy_scenarios
-    assert len(lines) == len(SCENARIO_FILES), r.stderr[-2000:]
-    assert len(SCENARIO_FILES) >= 85  # every worked example in shared/rules, with their variants
+@pytest.mark.parametrize("module,name", CASES, ids=["%s::%s" % c for c in CASES])
+def test_passes_on_micropython(module, name, micropython_results):
+    r, lines = micropython_results[module]
+    assert name in lines, "MicroPython did not run %s.%s; stderr: %s" % (module, name, r.stderr[-2000:] + r.stdout[-2000:])
+    assert lines[name].startswith("PASS "), lines[name]
 
 
-@pytest.mark.parametrize("module", CORE_MODULES)
-def test_core_module_on_micropython(module):
-    r = run_mpy([os.path.join(TESTS, "mpy_runner.py"), "core." + module], path=(TESTS,))
-    passed = [l for l in r.stdout.splitlines() if l.startswith("PASS ")]
-    failed = [l for l in r.stdout.splitlines() if not l.startswith("PASS ")]
-    assert not failed and r.returncode == 0, "\n".join(failed) + r.stderr[-2000:]
-    assert len(passed) >= 3
+def test_micropython_ran_nothing_else(micropython_results):
+    for m in SHARED:
+        r, lines = micropython_results[m]
+        assert sorted(lines) == _tests(m), m
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, run_mpy
 
 NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
@@ -71,3 +73,19 @@ def test_rules_lists_every_setting_with_its_default():
 def test_unknown_ruleset():
     r = nakk("rules", "bridge")
     assert r.returncode == 2 and r.stderr.startswith("nakk: unknown ruleset 'bridge'")
+
+
+@pytest.mark.parametrize("ruleset", ["saare-2020", "saare-classic", "sasku", "schmier"])
+def test_scripted_matches_played_on_the_ui_equal_nakk_score(ruleset, tmp_path):
+    # whole matches played through the UI (tests/test_ui.py's scripts); their journal scored by the command
+    from test_ui import MATCHES, _whole_match
+    assert ruleset in MATCHES
+    ui = _whole_match(ruleset)
+    path = tmp_path / (ruleset + ".jsonl")
+    path.write_bytes(b"".join(line + b"\n" for line in ui.table.saved))
+    r = nakk("score", "--json", str(path))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    s = ui.table.match.summary()
+    for key in ("final", "score", "winner", "bonus", "over", "locked", "deals"):
+        assert out[key] == s[key], (key, out[key], s[key])

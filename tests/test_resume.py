@@ -28,3 +28,9 @@ def test_resume_after_an_undo(tmp_path):
     assert r.returncode == 0, r.stderr
     resumed, straight, _ = r.stdout.splitlines()
     assert resumed == straight and '"score":[4,6]' in resumed
+
+
+def test_the_ui_resumes_where_it_was_after_every_power_cut_on_littlefs(tmp_path):
+    # the UI on a journal in a LittleFS image, restarted after each step: entry, undo, end, lock, next match
+    r = run_mpy([os.path.join(TESTS, "mpy", "ui_resume.py"), str(tmp_path / "flash.img")], path=(TESTS,))
+    assert r.returncode == 0 and r.stdout.strip().splitlines()[-1] == "PASS", r.stdout + r.stderr

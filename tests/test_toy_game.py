@@ -24,7 +24,7 @@ PLAY = r'''
 from nakk import buttons as K
 from nakk import ui as U
 from nakk.table import Table
-NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
+NAMES = K.NAMES
 
 def press(ui, token):
     if token[0] == "L" and len(token) > 1:

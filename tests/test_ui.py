@@ -1,11 +1,10 @@
 """The UI's flows (nakk.ui.Ui on nakk.table.Table), driven by button events as the buttons driver emits them.
 
-The same test functions run on CPython (pytest collects them) and on the
-MicroPython unix port: test_flows_on_micropython runs this very file there
-(`micropython -X heapsize=320K tests/test_ui.py IMAGE`), where the block at
-the end calls every test_* function and, only there, the resume tests on a
-LittleFS image. The CPython-only part checks the scripted matches against
-`nakk score --json` (host/nakk_host/cli.py).
+Plain test functions on both interpreters: pytest collects them on CPython
+and tests/mpyrun.py runs the same ones on the MicroPython unix port
+(tests/test_both_interpreters.py). The resume on a LittleFS image is
+tests/mpy/ui_resume.py; the scripted matches against `nakk score` are in
+tests/test_cli.py.
 
 A script is space-separated button events:
   A B C                side button pressed (PRESS)
@@ -14,29 +13,14 @@ A script is space-separated button events:
   A+B  A+B+C ...       two or three side buttons within the same ms (a chord)
 """
 
-import sys
+from nakk import buttons as K
+from nakk import ui as U
+from nakk import words as W
+from nakk.event import parse
+from nakk.match import Match
+from nakk.table import Table
 
-MPY = sys.implementation.name == "micropython"
-
-if not MPY:
-    import json
-    import os
-
-    import pytest
-
-    from conftest import FIRMWARE, ROOT, TESTS, run_mpy
-
-    sys.path.insert(0, FIRMWARE)
-    sys.path.insert(0, os.path.join(ROOT, "host"))
-
-from nakk import buttons as K  # noqa: E402
-from nakk import ui as U  # noqa: E402
-from nakk import words as W  # noqa: E402
-from nakk.event import parse  # noqa: E402
-from nakk.match import Match  # noqa: E402
-from nakk.table import Table  # noqa: E402
-
-_NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
+_NAMES = K.NAMES
 
 
 class Clock:
@@ -538,8 +522,6 @@ def test_handle_says_what_each_press_did():
     assert got == [(U.NOTHING, None)] and ui.deal.step == 0 and ui.table.match.st.deals == 1
 
 
-# ---------------------------------------------------------------- MicroPython only: resume on LittleFS
-
 def test_an_assignment_offered_while_the_box_runs_shows_at_once():
     ui = box()
     play(ui, "NEXT")                                  # on the wizard's game list
@@ -631,110 +613,3 @@ def test_a_box_without_the_third_side_button_does_not_offer_schmier():
     assert "Schmier" not in names and "Saare mäng 2020" in names
     ui = U.Ui(Table(), clock=Clock())
     assert "Schmier" in [ui.word(w) for w in ui.items]
-
-
-if MPY:
-    def _restart(image, bdev=None):
-        """Power on: mount the flash image, open the journal, fold the latest match back in, a new UI."""
-        import gc
-        import vfs
-        from nakk.board.blockdev import mount_image
-        from nakk.journal import Journal
-        if bdev is not None:
-            vfs.umount("/flash")
-            bdev.close()
-        gc.collect()                 # the box before it starts again held nothing: drop what the last one held
-        bdev = mount_image(image, "/flash")
-        table = Table(Journal("/flash/journal"))
-        table.resume()
-        return bdev, box(table=table)
-
-    def test_resume_on_littlefs_is_where_it_was():
-        image = sys.argv[1]
-        bdev, ui = _restart(image)
-        try:
-            assert ui.mode == U.START
-            play(ui, START["saare-2020"] + " NEXT B NEXT A LNEXT B A A NEXT")
-            s = ui.table.match.summary()
-            assert s["score"] == [12, 0] and s["deals"] == 2
-            title, items = ui.title, ui.items
-            ui = None
-            bdev, ui = _restart(image, bdev)             # the power goes; the box boots again
-            assert ui.table.match.summary() == s
-            assert ui.mode == U.ENTRY and ui.deal.step == 0 and ui.title == title and ui.items == items
-            play(ui, "LPREV OK")                         # undo reads the match back from flash
-            assert ui.table.match.st.score == [10, 0]
-            s = ui.table.match.summary()
-            ui = None
-            bdev, ui = _restart(image, bdev)             # a cancel in the journal folds back too
-            assert ui.table.match.summary() == s
-            play(ui, "NEXT A A NEXT A A")                # 18: the match is over
-            assert ui.mode == U.END
-            s = ui.table.match.summary()
-            ui = None
-            bdev, ui = _restart(image, bdev)
-            assert ui.mode == U.END and ui.table.match.summary() == s
-            play(ui, "A")
-            ui = None
-            bdev, ui = _restart(image, bdev)
-            assert ui.mode == U.END and ui.table.match.confirmed == [0]
-            play(ui, "B")
-            ui = None
-            bdev, ui = _restart(image, bdev)
-            assert ui.mode == U.DONE and ui.table.match.locked()
-            play(ui, "LOK " + START["saare-2020"])       # the next match, on the same flash
-            assert ui.mode == U.ENTRY and ui.table.match.setup["round"] == 2
-            ui = None
-            bdev, ui = _restart(image, bdev)
-            assert ui.mode == U.ENTRY and ui.table.match.seq == 1 and ui.table.waiting() == 1
-        finally:
-            import vfs
-            vfs.umount("/flash")
-            bdev.close()
-
-
-# ---------------------------------------------------------------- CPython: the other interpreter, the CLI
-
-if not MPY:
-    def _portable():
-        g = globals()
-        return sorted(n for n in g if n.startswith("test_") and n not in _CPYTHON_ONLY)
-
-    _CPYTHON_ONLY = ("test_flows_on_micropython", "test_scripted_matches_equal_nakk_score")
-
-    def test_flows_on_micropython(tmp_path):
-        r = run_mpy([os.path.join(TESTS, "test_ui.py"), str(tmp_path / "flash.img")], path=(TESTS,), timeout=120)
-        lines = r.stdout.splitlines()
-        passed = [line[5:] for line in lines if line.startswith("PASS ")]
-        failed = [line for line in lines if line.startswith("FAIL ")]
-        assert not failed and r.returncode == 0, "\n".join(failed) + r.stderr[-3000:]
-        assert sorted(passed) == sorted(_portable() + ["test_resume_on_littlefs_is_where_it_was"])
-
-    @pytest.mark.parametrize("ruleset", sorted(MATCHES))
-    def test_scripted_matches_equal_nakk_score(ruleset, tmp_path, capsys):
-        from nakk_host.cli import main
-        ui = _whole_match(ruleset)
-        path = tmp_path / (ruleset + ".jsonl")
-        path.write_bytes(b"".join(line + b"\n" for line in ui.table.saved))
-        capsys.readouterr()
-        assert main(["score", "--json", str(path)]) == 0
-        out = json.loads(capsys.readouterr().out)
-        s = ui.table.match.summary()
-        for key in ("final", "score", "winner", "bonus", "over", "locked", "deals"):
-            assert out[key] == s[key], (key, out[key], s[key])
-
-
-# ---------------------------------------------------------------- MicroPython: run them all
-
-if MPY and __name__ == "__main__":
-    failed = 0
-    names = sorted(n for n in globals() if n.startswith("test_"))
-    for name in names:
-        try:
-            globals()[name]()
-            print("PASS " + name)
-        except Exception as e:
-            failed += 1
-            print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
-            sys.print_exception(e)
-    sys.exit(1 if failed else 0)

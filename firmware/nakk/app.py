@@ -84,7 +84,7 @@ class App:
         self.journal = Journal(root)
         self.table = Table(self.journal)
         self.assignment_path = root + "/assignment.json"
-        resumed = self.table.resume()
+        self.table.resume()
         self.settings = Settings(board.settings)
         self.ui = U.Ui(self.table, clock=board.clock, lang=self.settings.lang, on_lang=self._save_settings,
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
@@ -101,7 +101,6 @@ class App:
         self.waiting = self.table.waiting()
         self.sent = 0          # bytes sent to the display since boot
         self.handled = 0       # button events handled since boot
-        self.resumed = resumed
         self.fault = None      # text of a task that died
         self._assigned = self.ui.assignment is not None
         if self.journal.damaged:
@@ -261,6 +260,7 @@ class App:
     def journal_changed(self):
         """The journal changed under the table (the link's ack compacted a match away):
         count the waiting results again and, if the match in play is gone, show what is left."""
+        self.flush()                  # an entry held for the chord window goes to flash first
         if self.table.reload():
             self.ui.resync()
         self.waiting = self.table.waiting()

@@ -205,9 +205,8 @@ class Buttons:
     def __init__(self, pins, clock=None, debounce_ms=_DEBOUNCE_MS, long_ms=_LONG_MS,
                  stuck_ms=_STUCK_MS, poll_ms=_POLL_MS,
                  ring=_RING, queue=_QUEUE):
-        if clock is None:
-            from nakk.compat import clock as default_clock
-            clock = default_clock()
+        from nakk.compat import clock as ticks
+        clock = ticks(clock)
         n = len(pins)
         if n > NBUTTONS:
             raise ValueError("at most 6 buttons")

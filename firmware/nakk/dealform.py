@@ -17,7 +17,11 @@ class DealEntry:
         self.step = 0              # index of the step being answered
         self.answers = {}          # event fields answered so far
         self.choices = ()          # what the current step offers (its conditions applied)
-        self._form_of = None       # (match, form key, steps) of the form in fixed/steps
+        self.label = None          # the current step's label, and its choices' labels (show(), back())
+        self.labels = ()
+        self._form_match = None    # the match, form key and steps of the form in fixed/steps,
+        self._form_key = None      # when it may be used again (separate fields: no tuple per deal)
+        self._form_steps = None
         self._lists = {}           # step index -> (choices offered, their labels), for steps without conditions
         self._lists_of = None      # the steps those lists belong to
 
@@ -25,12 +29,13 @@ class DealEntry:
         """A new deal of match m: the ruleset's form for it (the last deal's again when
         its form_key says the form is the same), nothing answered."""
         key = m.rules.form_key(m.st)
-        f = self._form_of
-        if key is None or f is None or f[0] is not m or f[1] != key or f[2] is not self.steps:
+        if key is None or self._form_match is not m or self._form_key != key or self._form_steps is not self.steps:
             # not the questions of the last deal (or a take-back put other steps
             # in place since): the ruleset's form for this one
             self.fixed, self.steps = m.rules.form(m.st, m.cfg)
-            self._form_of = (m, key, self.steps) if key is not None else None
+            self._form_match = m if key is not None else None
+            self._form_key = key
+            self._form_steps = self.steps
         self.answers = {}
         self.step = 0
 
@@ -46,10 +51,11 @@ class DealEntry:
         return out
 
     def show(self):
-        """The step to answer as (its label, its choices' labels), skipping steps that offer
-        nothing; None when every step is answered (fields() is then the deal)."""
+        """Move to the step to answer, skipping steps that offer nothing: True with its label and
+        its choices' labels in label and labels (no tuple made: a press allocates as little as it
+        can); False when every step is answered (fields() is then the deal)."""
         if self._lists_of is not self.steps:
-            self._lists = {}
+            self._lists.clear()           # the same dict again: one object less per new form
             self._lists_of = self.steps
         while self.step < len(self.steps):
             stp = self.steps[self.step]
@@ -66,9 +72,11 @@ class DealEntry:
                 offered, labels = made
             if offered:
                 self.choices = offered
-                return stp["label"], labels
+                self.label = stp["label"]
+                self.labels = labels
+                return True
             self.step += 1
-        return None
+        return False
 
     def fields(self):
         """The deal event of the answers (a fresh dict: the table numbers it)."""
@@ -109,8 +117,8 @@ class DealEntry:
 
     def back(self):
         """Take back the last answered step (a step skipped on the way forward is skipped back
-        too): (its label, its choices' labels, the cursor on the answer taken back), or None
-        when no step is answered."""
+        too): the cursor on the answer taken back, with label and labels set as by show();
+        -1 when no step is answered."""
         while self.step > 0:
             self.step -= 1
             stp = self.steps[self.step]
@@ -127,14 +135,16 @@ class DealEntry:
             self.answers.pop(key, None)
             if offered:
                 self.choices = offered
-                return stp["label"], [c["label"] for c in offered], cur
-        return None
+                self.label = stp["label"]
+                self.labels = [c["label"] for c in offered]
+                return cur
+        return -1
 
-    def state(self):
-        """What put() needs to bring this entry back (a take-back, a detour through a menu)."""
-        a = self.answers
-        return (self.step, dict(a) if a else None, self.choices, self.fixed, self.steps)
-
-    def put(self, s):
-        self.step, a, self.choices, self.fixed, self.steps = s
-        self.answers = a if a is not None else {}
+    def put(self, step, answers, choices, fixed, steps):
+        """Bring an entry back as it was (a take-back, a detour through a menu): the values of
+        step, answers (a copy, or None for none), choices, fixed and steps then."""
+        self.step = step
+        self.answers = answers if answers is not None else {}
+        self.choices = choices
+        self.fixed = fixed
+        self.steps = steps

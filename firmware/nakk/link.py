@@ -41,7 +41,6 @@ POLL_MS = const(10)       # how often the port is looked at while it is quiet
 PAIR_MS = const(60000)    # the players have this long to confirm a pairing
 _RX = const(256)          # bytes taken from the port per read
 _LIST_MAX = const(40)     # matches named per `list` response (it says when there are more)
-_DATA_MAX = const(1400)   # escaped bytes of match data per `get` response (fits MAX_LINE)
 _KEY_MAGIC = b"nakk-key 1 "
 _MREPL = b"\r\x03\r\x01"  # mpremote: interrupt, then raw REPL
 
@@ -79,7 +78,7 @@ class Link:
         self._rx = bytearray(_RX)
         self._line = bytearray(proto.MAX_LINE + 2)
         self._rbuf = bytearray(READ_BUF)   # reading a match from flash
-        self._data = bytearray(_DATA_MAX)  # one `get` response's data
+        self._data = bytearray(proto.CHUNK)  # one `get` response's data
         encode({})                         # nakk.event's encode buffer, made now
         self._n = 0            # bytes of the current line
         self._over = False     # the current line ran past the cap: dropped
@@ -225,7 +224,7 @@ class Link:
                 self._send(proto.reply_parts(rid, resp))
             self.frames += 1
         except proto.ProtoError as e:
-            self._error(rid, e.code, e.why)
+            self._error(rid or e.rid, e.code, e.why)
         except _Refuse as e:
             self._error(rid, e.code, e.why)
         except Exception as e:    # nothing a frame says may stop the link
@@ -254,17 +253,21 @@ class Link:
             out.append(n)
         return out
 
-    def _read(self, n):
-        """[n, rid, size, sha256 hex, events, final] of finished match n (one pass over flash; cached)."""
+    def _read(self, n, fold=True):
+        """[n, rid, size, sha256 hex, events, final, folded] of finished match n, in one pass over
+        flash (cached). fold: also fold it with the rules for the totals the box showed (`get`
+        reports them; an `ack` needs only the hash)."""
         g = self._got
-        if g is not None and g[0] == n:
+        if g is not None and g[0] == n and (g[6] or not fold):
             return g
-        from nakk.match import Match
         j = self.journal
         h = hashlib.sha256()
         size = 0
         count = 0
-        m = Match(lambda: (parse(r) for r in j.records(n)))
+        m = None
+        if fold:
+            from nakk.match import Match
+            m = Match(lambda: (parse(r) for r in j.records(n)))
         for kind, p in j.records(n, kinds=True, buf=self._rbuf):
             if kind == record.ACK:
                 continue
@@ -274,40 +277,43 @@ class Link:
             h.update(p)
             size += len(p)
             count += 1
-            m.apply(parse(p))
-        st = m.summary()
-        final = st.get("final") if st.get("over") else None
-        g = [n, j.result_id(n), size, _hex(h.digest()), count, final]
+            if m is not None:
+                m.apply(parse(p))
+        final = None
+        if m is not None:
+            st = m.summary()
+            final = st.get("final") if st.get("over") else None
+        g = [n, j.result_id(n), size, _hex(h.digest()), count, final, fold]
         self._got = g
         return g
 
     def _chunk(self, n, off):
-        """The bytes of match n's stored data from off (at most _DATA_MAX once escaped in JSON),
-        as a str."""
+        """proto.CHUNK bytes (fewer at the end) of match n's stored data from off, as a str.
+        A fixed size lets the judge ask for every chunk of a match at once; escaped in
+        JSON it is at most twice as long, which a frame holds."""
         out = self._data
         k = 0
         pos = 0
-        budget = _DATA_MAX
+        stop = off + proto.CHUNK
         first = True
         for kind, p in self.journal.records(n, kinds=True, buf=self._rbuf):
             if kind == record.ACK:
                 continue
             if not first:
-                p = b"\n" + p
+                if off <= pos < stop:
+                    out[k] = 10
+                    k += 1
+                pos += 1
             first = False
             end = pos + len(p)
-            if end > off:
+            if end > off and pos < stop:
                 i = off - pos if off > pos else 0
-                while i < len(p):
-                    c = p[i]
-                    cost = 2 if c == 0x22 or c == 0x5C else 1
-                    if cost > budget:
-                        return bytes(out[:k]).decode()
-                    budget -= cost
-                    out[k] = c
-                    k += 1
-                    i += 1
+                j = stop - pos if stop < end else len(p)
+                out[k:k + j - i] = p[i:j]
+                k += j - i
             pos = end
+            if pos >= stop:
+                break
         return bytes(out[:k]).decode()
 
     def _need_key(self):
@@ -383,7 +389,7 @@ class Link:
             raise _Refuse(proto.E_BAD_MAC, "the acknowledgement is not signed with this box's key")
         if n not in self._ready():
             raise _Refuse(proto.E_NO_MATCH, "no finished, unacknowledged match %d (already acknowledged?)" % n)
-        g = self._read(n)
+        g = self._read(n, fold=False)
         if not eq(g[3].encode(), sha.encode()):
             raise _Refuse(proto.E_BAD, "sha256: not the hash of match %d as stored" % n)
         judge = obj.get("judge")

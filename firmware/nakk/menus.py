@@ -13,10 +13,9 @@ SOUND = const(4)      # switch the beep
 BACK = const(5)       # back to the deal entry
 
 
-def menu(m, lang, sound):
-    """The menu over match m: (items, actions), actions[i] = (what, argument) of items[i]."""
-    items = []
-    actions = []
+def menu(m, lang, sound, items, actions):
+    """The menu over match m, into the lists items and actions: actions[i] = (what, argument)
+    of items[i]."""
     if not m.st.over:
         for r in m.rules.redeal_reasons:
             items.append(W.REDEAL[lang] + r[1 + lang])
@@ -33,7 +32,6 @@ def menu(m, lang, sound):
     actions.append((SOUND, None))
     items.append(W.BACK)
     actions.append((BACK, None))
-    return items, actions
 
 
 def position(actions, what):
@@ -44,7 +42,9 @@ def position(actions, what):
     return 0
 
 
-def penalties(m):
-    """The offences of match m's ruleset: (items, offence ids); empty when it has none."""
-    offences = m.rules.offences
-    return [(o[1], o[2]) for o in offences], [o[0] for o in offences]
+def penalties(m, items, ids):
+    """The offences of match m's ruleset, into the lists items (their words) and ids; none
+    when it has none."""
+    for o in m.rules.offences:
+        items.append((o[1], o[2]))
+        ids.append(o[0])

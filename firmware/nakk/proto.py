@@ -29,7 +29,7 @@ VERSION = 1
 MARK = b"~N"
 MAX_LINE = 2048          # bytes of a frame, without "\r\n"
 ID_MAX = 1 << 30         # request ids are 1..ID_MAX-1 (small ints on the Pico)
-CHUNK = 1024             # bytes of a match's stored data per `get` response
+CHUNK = 768              # bytes of a match's stored data per `get` response (escaped: at most 1536)
 _TAIL = 9                # "~" + 8 hex digits
 
 # error codes, in an error response's "error"
@@ -52,12 +52,30 @@ _HEXD = b"0123456789abcdef"
 
 
 class ProtoError(Exception):
-    """A line that is a frame but cannot be used: .code (one of ERRORS) and .why."""
+    """A line that is a frame but cannot be used: .code (one of ERRORS), .why, and .rid: the
+    request's id when a sound frame's body could be read that far (else 0)."""
 
-    def __init__(self, code, why):
+    def __init__(self, code, why, rid=0):
         super().__init__(why)
         self.code = code
         self.why = why
+        self.rid = rid
+
+
+def _salvage_id(body):
+    """The id of a sound frame whose body the strict parser refused: `"id":<digits>` as the
+    canonical encoding writes it, so the sender hears why at once; 0 when there is none."""
+    i = body.find(b'"id":')
+    if i < 0:
+        return 0
+    i += 5
+    v = 0
+    k = 0
+    while i < len(body) and 48 <= body[i] <= 57 and k < 10:
+        v = v * 10 + body[i] - 48
+        i += 1
+        k += 1
+    return v if 0 < v < ID_MAX else 0
 
 
 def _crc_hex(body):
@@ -117,7 +135,7 @@ def decode_frame(line):
     try:
         obj = parse(body)
     except EventError as e:
-        raise ProtoError(E_BAD, e.reason)
+        raise ProtoError(E_BAD, e.reason, _salvage_id(body))
     i = obj.get("id")
     if not isinstance(i, int) or isinstance(i, bool) or i < 0 or i >= ID_MAX:
         raise ProtoError(E_BAD, "id: a whole number 0..%d" % (ID_MAX - 1))

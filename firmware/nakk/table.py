@@ -3,8 +3,8 @@
 The UI hands over what the players entered as event fields; the table numbers
 it, checks and folds it with nakk.match (an invalid entry raises EventError
 and changes nothing), and holds its bytes until `flush()` has put them on
-flash. The app draws the new score with "saving" between the two calls, as
-DESIGN.md asks: a flash erase stalls the RP2040 for tens of ms.
+flash. The app draws the new score with "saving" between the two calls: a
+flash erase stalls the RP2040 for tens of ms (docs/latency.md).
 """
 
 from nakk.event import EventError, encode, parse

@@ -83,9 +83,8 @@ class Ui:
         chord_ms: a different side button this soon after another takes both back
         (the app passes CHORD_MS and holds entries that long before flushing;
         0, the default for scripted use, turns it off)."""
-        if clock is None:
-            from nakk.compat import clock as default_clock
-            clock = default_clock()
+        from nakk.compat import clock as ticks
+        clock = ticks(clock)
         self.table = table
         self._ms = clock.ticks_ms
         self._diff = clock.ticks_diff
@@ -263,10 +262,13 @@ class Ui:
         return (REFUSED, words)
 
     def _screen(self):
-        """What is on screen, to put back after a take-back, a detour or a question."""
+        """What is on screen, to put back after a take-back, a detour or a question
+        (one flat tuple: this is made on every side press while chords are caught)."""
         m = self.table.match
-        return (m.seq if m is not None else 0, self.mode, self.deal.state(), self.cursor, self.items,
-                self.title, self.detail, self.chosen, self._undo_target)
+        d = self.deal
+        a = d.answers
+        return (m.seq if m is not None else 0, self.mode, self.cursor, self.items, self.title, self.detail,
+                self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps)
 
     def _take_back(self, s):
         m = self.table.match
@@ -277,9 +279,9 @@ class Ui:
 
     def _put_back(self, s):
         """The screen of a _screen() (only a side press, a menu or a question changed it since)."""
-        (seq, self.mode, deal, self.cursor, self.items, self.title, self.detail,
-         self.chosen, self._undo_target) = s
-        self.deal.put(deal)
+        (seq, self.mode, self.cursor, self.items, self.title, self.detail,
+         self.chosen, self._undo_target, step, answers, choices, fixed, steps) = s
+        self.deal.put(step, answers, choices, fixed, steps)
         self.version += 1
 
     def _dispatch(self, k, b):
@@ -328,9 +330,9 @@ class Ui:
     # ------------------------------------------------------------ deal entry
     def _show_step(self, cursor):
         """Show the deal's next question; submit the deal when none is left."""
-        shown = self.deal.show()
-        if shown is not None:
-            self._list(shown[0], shown[1], cursor)
+        deal = self.deal
+        if deal.show():
+            self._list(deal.label, deal.labels, cursor)
             return _MOVED
         r = self._submit(self.deal.fields())
         if r[0] != SUBMITTED:
@@ -339,9 +341,10 @@ class Ui:
         return r
 
     def _step_back(self):
-        back = self.deal.back()
-        if back is not None:
-            self._list(back[0], back[1], back[2])
+        deal = self.deal
+        cur = deal.back()
+        if cur >= 0:
+            self._list(deal.label, deal.labels, cur)
 
     def _entry_event(self, k, b):
         if self._move(k, b):
@@ -377,7 +380,9 @@ class Ui:
 
     # ------------------------------------------------------------ menu
     def _enter_menu(self):
-        items, actions = menus.menu(self.table.match, self.lang, self.sound)
+        items = []
+        actions = []
+        menus.menu(self.table.match, self.lang, self.sound, items, actions)
         self._leave_entry()
         self.mode = MENU
         self.chosen = actions
@@ -443,7 +448,9 @@ class Ui:
 
     # ------------------------------------------------------------ penalty
     def _enter_penalty(self):
-        items, ids = menus.penalties(self.table.match)
+        items = []
+        ids = []
+        menus.penalties(self.table.match, items, ids)
         if not ids:
             return self._refuse(W.NOPEN)
         self._leave_entry()

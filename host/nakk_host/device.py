@@ -236,19 +236,30 @@ class Box:
         return self._rest(n, self.request("get", {"n": n, "off": 0}))
 
     def get_many(self, ns, window=8):
-        """{n: get(n)} for many matches, their first chunks pipelined `window` at a time (the
-        round trip, not the box, is what a sync waits for). Refused answers are {n: Refused}."""
+        """{n: get(n)} for many matches, pipelined: the first chunks of `window` matches at once,
+        then every further chunk of them at once (chunks are proto.CHUNK bytes, so their offsets
+        are known from the size). The round trip, not the box, is what a sync waits for.
+        Refused answers are {n: Refused}."""
         out = {}
         ns = list(ns)
         try:
             for i in range(0, len(ns), window):
-                part = ns[i:i + window]
-                ids = [(n, self.send("get", {"n": n, "off": 0})) for n in part]
-                for n, rid in ids:
+                firsts = [(n, self.send("get", {"n": n, "off": 0})) for n in ns[i:i + window]]
+                got = {}
+                for n, rid in firsts:
                     try:
-                        out[n] = self._rest(n, self.wait(rid))
+                        got[n] = self.wait(rid)
                     except Refused as e:
                         out[n] = e
+                rest = [(n, off, self.send("get", {"n": n, "off": off}))
+                        for n, first in got.items() for off in range(proto.CHUNK, first["size"], proto.CHUNK)]
+                parts = {n: [first["data"].encode("ascii")] for n, first in got.items()}
+                for n, off, rid in rest:
+                    r = self.wait(rid)
+                    self._check_chunk(n, got[n], r, off)
+                    parts[n].append(r["data"].encode("ascii"))
+                for n, first in got.items():
+                    out[n] = self._whole(n, first, parts[n])
         except Timeout:
             for n in ns:                      # one by one, with the port reopened once
                 if n not in out:
@@ -258,21 +269,26 @@ class Box:
                         out[n] = e
         return out
 
+    def _check_chunk(self, n, first, r, off):
+        if r.get("sha256") != first["sha256"] or r.get("size") != first["size"] or r.get("off") != off:
+            raise DeviceError("%s: match %d changed while it was read" % (self.url, n))
+        if len(r["data"]) != min(proto.CHUNK, first["size"] - off):
+            raise DeviceError("%s: match %d: a chunk of the wrong length at offset %d" % (self.url, n, off))
+
+    def _whole(self, n, first, parts):
+        raw = b"".join(parts)
+        if len(raw) != first["size"]:
+            raise DeviceError("%s: match %d: %d bytes of %d arrived" % (self.url, n, len(raw), first["size"]))
+        return {"n": n, "rid": first["rid"], "raw": raw, "size": first["size"], "sha256": first["sha256"],
+                "sig": first.get("sig"), "final": first.get("final"), "events": first.get("events")}
+
     def _rest(self, n, first):
         parts = [first["data"].encode("ascii")]
-        size = first["size"]
-        got = len(parts[0])
-        while got < size:
-            r = self.request("get", {"n": n, "off": got})
-            if r.get("sha256") != first["sha256"] or r.get("size") != size:
-                raise DeviceError("%s: match %d changed while it was read" % (self.url, n))
-            chunk = r["data"].encode("ascii")
-            if not chunk:
-                raise DeviceError("%s: match %d: the box sent no data at offset %d" % (self.url, n, got))
-            parts.append(chunk)
-            got += len(chunk)
-        return {"n": n, "rid": first["rid"], "raw": b"".join(parts), "size": size, "sha256": first["sha256"],
-                "sig": first.get("sig"), "final": first.get("final"), "events": first.get("events")}
+        for off in range(proto.CHUNK, first["size"], proto.CHUNK):
+            r = self.request("get", {"n": n, "off": off})
+            self._check_chunk(n, first, r, off)
+            parts.append(r["data"].encode("ascii"))
+        return self._whole(n, first, parts)
 
     def ack_many(self, items, key, judge=None):
         """Acknowledge [(n, rid, sha256)] pipelined; {n: True (dropped now) / False (already)}."""

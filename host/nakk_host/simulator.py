@@ -37,10 +37,10 @@ import threading
 import time
 import tty
 
+from nakk.buttons import NAMES as BUTTONS   # A B C PREV OK NEXT, by index
 from nakk_host import screenshot
 
-BUTTONS = ("A", "B", "C", "PREV", "OK", "NEXT")
-CLUSTER = ("PREV", "OK", "NEXT")
+CLUSTER = BUTTONS[3:]
 SHORT_MS = 60      # a tap
 LONG_MS = 1000     # a long press (the firmware's threshold is 800 ms)
 HEAP = "320K"      # about twice the Pico's ~190 KB: objects on the 64-bit port are twice as big

@@ -62,6 +62,7 @@ class BoxReport:
         self.alarms = 0
         self.error = None    # the box could not be synced (unreachable, not paired, ...)
         self.left = 0        # finished matches still on the box afterwards
+        self.reopened = 0    # times the port had to be reopened (a request went unanswered)
 
     def ok(self):
         return self.error is None and not self.rejected
@@ -70,7 +71,7 @@ class BoxReport:
         return {"port": self.port.url, "kind": self.port.kind, "device": self.device, "fs_id": self.fs_id,
                 "new": self.new, "already": self.already, "flagged": self.flagged,
                 "rejected": [{"result_id": r, "why": w} for r, w in self.rejected],
-                "alarms": self.alarms, "error": self.error}
+                "alarms": self.alarms, "error": self.error, "left": self.left, "reopened": self.reopened}
 
 
 class Rejected(Exception):
@@ -128,8 +129,13 @@ def sync_box(port, db_path, timeout=D.TIMEOUT, judge=None):
         rep.error = str(e)
         return rep
     try:
-        with D.Box(port.url, timeout) as box:
+        box = D.Box(port.url, timeout)
+        try:
+            box.open()
             _sync(box, conn, rep, judge)
+        finally:
+            rep.reopened = box.reopened
+            box.close()
     except D.DeviceError as e:
         rep.error = str(e)
     except store.StoreError as e:

@@ -1,4 +1,4 @@
-"""Event codec tests, run on CPython (pytest) and on MicroPython (tests/mpy_runner.py) from this same file."""
+"""Event codec tests, run on CPython (pytest) and on MicroPython (tests/mpyrun.py) from this same file."""
 
 from nakk.event import EventError, encode, parse, check_envelope
 

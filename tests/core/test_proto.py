@@ -96,6 +96,14 @@ def test_decode_rejects_bodies_that_are_not_strict_json():
         rejects(line, proto.E_BAD)
     for body in (b'{"cmd":"x"}', b'{"id":-1}', b'{"id":"3"}', b'{"id":1073741824}'):
         rejects(b"~N" + body + b"~" + proto._crc_hex(body), proto.E_BAD, "id")
+    # a sound frame the strict parser refuses still names its id, so the sender hears why at once
+    body = b'{"cmd":"x","id":77,"n":10000000000}'
+    try:
+        proto.decode_frame(b"~N" + body + b"~" + proto._crc_hex(body))
+    except ProtoError as e:
+        assert e.code == proto.E_BAD and e.rid == 77, (e.code, e.rid)
+    else:
+        raise AssertionError("accepted a number too long")
 
 
 def test_check_request_needs_id_and_cmd():
@@ -115,8 +123,8 @@ def test_encode_refuses_what_would_not_fit():
         assert e.code == proto.E_TOO_LONG
     else:
         raise AssertionError("an oversized frame was encoded")
-    # a full chunk of event bytes (quotes and backslashes escaped) fits
-    chunk = ('{"seq":12,"type":"deal","note":"J\\u00e4nn"}\n' * 40)[:proto.CHUNK]
+    # a full chunk of event bytes fits, even if every byte needs escaping in JSON
+    chunk = '"\\' * (proto.CHUNK // 2)
     line = proto.reply(2 ** 29, {"n": 999999, "off": 10 ** 6, "size": 10 ** 6, "data": chunk,
                                  "sha256": "0" * 64, "sig": "0" * 64, "rid": "0" * 16 + "-999999",
                                  "final": [-999, 999, 999], "end": False})

@@ -26,10 +26,9 @@ import framebuf
 from nakk import app as A
 from nakk.board import simpins as S
 from nakk.board.blockdev import mount_image
+from nakk.buttons import NAMES
 from nakk.event import encode
 from nakk.rings import Rings
-
-NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
 
 
 class TestBoard:
@@ -73,14 +72,7 @@ class TestBoard:
         else:
             mount_image(self.image, "/flash")
         if ASSIGN and not OFFER:
-            # what the judge's link will write: the next match's setup fields
-            import os
-            try:
-                os.mkdir("/flash/journal")
-            except OSError:
-                pass
-            with open("/flash/journal/assignment.json", "wb") as f:
-                f.write(ASSIGN)
+            write_assignment()     # found at boot
         return "/flash/journal"
 
     def feed(self):
@@ -101,6 +93,7 @@ ANSWERS = []
 
 
 def write_assignment():
+    # what the judge's link will write: the next match's setup fields
     import os
     try:
         os.mkdir("/flash/journal")

@@ -23,7 +23,7 @@ from nakk.render import Screen
 from nakk.rings import Rings
 from nakk.table import Table
 
-NAMES = ("A", "B", "C", "PREV", "OK", "NEXT")
+NAMES = K.NAMES
 
 
 class Clock:

@@ -137,8 +137,9 @@ def enable_irq(state=0):
 
 
 def make_pins(n=6):
-    """Pins for A, B, C, PREV, OK, NEXT (all released)."""
-    names = ("A", "B", "C", "PREV", "OK", "NEXT")
+    """Pins for A, B, C, PREV, OK, NEXT (all released), named as in the pin map."""
+    from nakk.board.pins import BUTTONS
+    names = [b[0] for b in BUTTONS]
     return tuple(SimPin(1, names[i] if i < len(names) else str(i)) for i in range(n))
 
 

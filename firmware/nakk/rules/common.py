@@ -102,7 +102,7 @@ class Setting:
         self.key = key
         self.default = default
         self.choices = choices   # tuple of allowed values, or an IntRange
-        self.ref = ref           # ambiguities.md id or rules section
+        self.ref = ref           # the reading's id in docs/rules.md (SM-nn ...) or the rules' section
         self.text = text         # what it decides, for the judge
 
     def check(self, value):

@@ -1,7 +1,7 @@
 """Saare mäng (Saare Mäng club's Sasku): the 2020 rules and the classic rules, scored in nakks to 16.
 
-References: shared/rules/saare-2020.md, saare-classic.md, ambiguities.md
-(SM-nn); the Estonian texts in shared/seeds/ are the primary source.
+Reference: docs/rules.md (Saare mäng 2020 and classic, and each reading of an
+ambiguous rule by its id, SM-nn); the club's Estonian texts are the primary source.
 """
 
 from nakk.event import EventError, SIDES

@@ -2,8 +2,8 @@
 
 One box scores one room: side A sits NS, side B sits EW. The team match is
 joined on the judge's side by nakk.teams.team_match(), a pure function of both rooms'
-event lists. References: shared/rules/sasku-tournament.md, ambiguities.md
-(TS-nn); the Estonian text in shared/seeds/ is the primary source.
+event lists. Reference: docs/rules.md (Turniirisasku, and each reading of an
+ambiguous rule by its id, TS-nn); the Estonian text is the primary source.
 """
 
 from nakk.event import EventError, SIDES

@@ -1,8 +1,8 @@
 """Schmier: six players in three teams of two, six points a hand (High, Low, Right, Left, Joker, Game), first to 21.
 
 Teams are sides A, B, C; seat s belongs to team s % 3 (partners opposite).
-References: shared/rules/schmier.md, ambiguities.md (SC-nn); the Estonian
-text in shared/seeds/ is the primary source.
+Reference: docs/rules.md (Schmier, and each reading of an ambiguous rule by
+its id, SC-nn); the Estonian text is the primary source.
 """
 
 from nakk.event import EventError, SIDES

@@ -1,18 +1,21 @@
-"""Run the worked-example scenarios (tests/scenarios/*/*.json) on this interpreter: CPython or MicroPython.
+"""Every worked example of the rules (tests/scenarios/*/*.json) as a test of its own, on both interpreters.
 
 Each scenario holds the events of a match and what the rules reference says
 must come out. Every event goes through the real path: canonical bytes
-(nakk.event.encode), strict parsing (nakk.event.parse), then the fold.
-As a script it prints one line per scenario: "PASS id" or "FAIL id: why".
+(nakk.event.encode), strict parsing (nakk.event.parse), then the fold (or,
+for a team match over two rooms, nakk.teams). The test functions are made
+here, one per file, named test_<scenario id>.
 """
 
 import json
 import os
-import sys
 
 from nakk.event import EventError, encode, parse
 from nakk.match import Match
 from nakk.teams import team_match
+
+# tests/scenarios, from this file's path (MicroPython's os has no os.path)
+SCENARIOS = "/".join(__file__.replace("\\", "/").split("/")[:-2] or ["."]) + "/scenarios"
 
 
 def _roundtrip(ev):
@@ -55,12 +58,7 @@ def _compare(expect, got):
     return None
 
 
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def files(root):
+def files(root=SCENARIOS):
     out = []
     for d in sorted(os.listdir(root)):
         sub = root + "/" + d
@@ -74,21 +72,32 @@ def files(root):
     return out
 
 
-def main(root):
-    failed = 0
-    for path in files(root):
-        sc = load(path)
-        try:
-            why = check(sc)
-        except Exception as e:  # a crash is a failure of that scenario, not of the run
-            why = "crashed: %s: %s" % (type(e).__name__, e)
-        if why is None:
-            print("PASS " + sc["id"])
-        else:
-            failed += 1
-            print("FAIL %s: %s" % (sc["id"], why))
-    return 1 if failed else 0
+def _name(ident):
+    return "test_" + "".join(c if c.isalpha() or c.isdigit() else "_" for c in ident)
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "tests/scenarios"))
+def _test(path):
+    def test():
+        with open(path) as f:
+            why = check(json.load(f))
+        assert why is None, why
+    return test
+
+
+def _make():
+    made = {}
+    for path in files():
+        with open(path) as f:
+            ident = json.load(f)["id"]
+        name = _name(ident)
+        assert name not in made, "two scenarios named %s" % ident
+        made[name] = _test(path)
+    return made
+
+
+_MADE = _make()
+globals().update(_MADE)
+
+
+def test_every_worked_example_is_a_test():
+    assert len(_MADE) >= 85      # every worked example in the rules reference, with their variants
