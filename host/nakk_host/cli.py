@@ -500,6 +500,36 @@ def add_flash(sub):
     p.set_defaults(func=cmd_flash)
 
 
+# ---------------------------------------------------------------- serve
+
+def cmd_serve(args):
+    from nakk_host import store
+    from nakk_host.hall import server
+    try:
+        store.open_db(args.db, create=False).close()   # a Nakk database, migrated by the judge's own tool
+    except store.StoreError as e:
+        raise CommandError(str(e), 2)
+    try:
+        return server.serve(args.db, args.host, args.port, page_seconds=args.page_seconds)
+    except server.ServeError as e:
+        raise CommandError(str(e))
+
+
+def add_serve(sub):
+    p = sub.add_parser("serve", help="the hall's live standings pages in a browser (read-only web server)",
+                       description="Serve the hall's pages from the judge's database: standings, the round's draw, "
+                       "each table's state and every match's deals, in Estonian (English by a link), with a "
+                       "projector view. Pages update themselves within 2 s of a store. Read-only: nothing a visitor "
+                       "sends changes the database. Listens on the loopback address unless --host says otherwise.")
+    p.add_argument("--db", default="nakk.db", help="the judge's database (default: %(default)s)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: %(default)s, this laptop only; 0.0.0.0 serves the hall's network)")
+    p.add_argument("--port", type=int, default=8080, help="port (default: %(default)s)")
+    p.add_argument("--page-seconds", type=int, default=10, metavar="N",
+                   help="the projector shows each page of standings for N seconds (default: %(default)s)")
+    p.set_defaults(func=cmd_serve)
+
+
 # ---------------------------------------------------------------- main
 
 def _judge_commands():
@@ -507,7 +537,7 @@ def _judge_commands():
     return judge.COMMANDS
 
 
-COMMANDS = (add_score, add_rules, add_sim, add_demo, add_flash) + _judge_commands()
+COMMANDS = (add_score, add_rules, add_sim, add_demo, add_flash, add_serve) + _judge_commands()
 
 # the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
 from nakk_host import cli_judge  # noqa: E402
