@@ -403,26 +403,57 @@ def test_the_season_page_sums_the_stages_with_each_stage_rank(tmp_path):
         srv.close()
 
 
-def test_after_nakk_demo_nakk_serve_shows_the_demos_result(tmp_path):
-    """The issue's 'done when': `nakk demo --db` plays, pairs and syncs a match; `nakk serve` shows it."""
+def test_after_nakk_demo_nakk_serve_shows_the_demos_result_and_standings(tmp_path):
+    """The issue's 'done when': `nakk demo --db` creates its tournament, draws round 1, assigns the
+    table to the box, plays, pairs and syncs; the standings (standings.py and `nakk serve`) count it."""
+    from nakk_host import standings as S
     env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path))     # the demo's simulator registers here
     db = str(tmp_path / "nakk.db")
     r = subprocess.run([NAKK, "demo", "--db", db], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert r.stdout.rstrip("\n").splitlines()[-1] == "See it in a browser: nakk serve --db %s" % db
     conn = store.open_db(db)
-    rid, summary = conn.execute("SELECT result_id, summary FROM results").fetchone()
-    conn.close()
-    final = json.loads(summary)["final"]
+    try:
+        rid, summary, events = conn.execute("SELECT result_id, summary, events FROM results").fetchone()
+        setup = json.loads(bytes(events).split(b"\n")[0])
+        final = json.loads(summary)["final"]
+        # the box played the judge's assignment: the draw's table 1 of round 1, pushed before the presses
+        assert setup["tournament"] == "nakk-demo-saare-2020" and (setup["round"], setup["table"]) == (1, 1)
+        drawn = conn.execute("SELECT e1.name, e2.name FROM draw d JOIN entrants e1 ON e1.id=d.a "
+                             "JOIN entrants e2 ON e2.id=d.b WHERE d.round_no=1 AND d.table_no=1").fetchone()
+        names = [x["name"] for x in setup["sides"]]
+        assert names == list(drawn)
+        st = S.standings(conn, "nakk-demo-saare-2020")
+    finally:
+        conn.close()
+    assert final[0] > final[1]                                   # the script's A wins: 17 to 10
+    rows = {x["name"]: x for x in st["rows"]}
+    assert set(rows) == set(names) and st["pending"] == []
+    for name, nakks, wins, rank in ((names[0], final[0], 1, 1), (names[1], final[1], 0, 2)):
+        assert (rows[name]["nakks"], rows[name]["wins"], rows[name]["rank"]) == (nakks, wins, rank), name
     srv = Served(db)
     try:
-        home = srv.get("/")[1]
-        assert 'data-result="%s"' % rid in home and "%d : %d" % tuple(final) in home
-        assert "nakk tournament new" in home
+        home = srv.get("/?lang=en")[1]
+        for name, nakks, wins, rank in ((names[0], final[0], 1, 1), (names[1], final[1], 0, 2)):
+            assert (_cell(home, name, "nakks"), _cell(home, name, "wins"), _cell(home, name, "rank")) == \
+                (str(nakks), str(wins), str(rank)), name
+        assert 'data-result="%s"' % rid in srv.get("/results")[1]
         match = srv.get("/match/%s?lang=en" % rid)[1]
         assert 'final-score">%d<' % final[0] in match and 'final-score">%d<' % final[1] in match
         assert "pokk replay" in match and "Karvane" in match
     finally:
         srv.close()
+    # run again on the same database: the tournament is reused, round 2 drawn and played
+    r = subprocess.run([NAKK, "demo", "--db", db], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "tournament nakk-demo-saare-2020 reused, 2 entrants; round 2 drawn" in r.stdout
+    conn = store.open_db(db)
+    try:
+        st = S.standings(conn, "nakk-demo-saare-2020")
+    finally:
+        conn.close()
+    assert st["round"] == 2 and sorted(x["played"] for x in st["rows"]) == [2, 2]
+    assert sum(x["nakks"] for x in st["rows"]) == 2 * sum(final)
 
 
 def test_serve_says_when_it_listens_beyond_this_laptop_and_answers_head(tmp_path):

@@ -380,12 +380,35 @@ def _demo_pair(sim, db):
         raise CommandError("the box did not answer the pairing")
 
 
+def _demo_assign(sim, db, t, record):
+    """Push table 1's assignment to the simulated box as `nakk assign` does, and note it in the
+    judge's database (the table shows 'playing' until its result is in)."""
+    from nakk_host import assign as A
+    from nakk_host import store
+    from nakk_host.tournament import TournamentError
+    try:
+        dev, _url = A.push(record, url=sim.tty)
+    except TournamentError as e:
+        raise CommandError(str(e))
+    conn = _store_errors(lambda: store.open_db(db))
+    try:
+        A.pushed(conn, t, record["round"], record["table"], record.get("room", 0), record, device_id=dev)
+    finally:
+        conn.close()
+
+
 def cmd_demo(args):
     from nakk_host import simulator as S
     from nakk_host import judge, store
+    from nakk_host import demotour, standings
+    from nakk_host.tournament import TournamentError
     path = os.path.join(DEMO_DIR, args.ruleset + ".keys")
     with open(path, encoding="utf-8") as f:
-        keys = _sim_errors(lambda: S.parse_keys(f.read(), path))
+        text = f.read()
+    # the script's setup line is the start wizard by hand; the demo pushes the judge's assignment
+    # instead, and the players take it with one OK
+    wizard, deals = _sim_errors(lambda: demotour.split_setup(text, lambda t: S.parse_keys(t, path)))
+    keys = [("OK", False)] + deals
     tmp = tempfile.mkdtemp(prefix="nakk-demo-")
     image = args.image
     if image is not None:
@@ -397,9 +420,27 @@ def cmd_demo(args):
         title = rules_pkg.get(args.ruleset).title[1]
         print("nakk demo: a whole %s match on the simulator, entered with %d button presses" % (title, len(keys)))
         print("(the real firmware on the MicroPython unix port; flash: %s)" % (image if args.image else "a fresh image"))
+        conn = _store_errors(lambda: store.open_db(db))
+        try:
+            t, created = demotour.tournament(conn, args.ruleset)
+            round_no, room, drawn = demotour.next_table(conn, t)
+            record = demotour.assignment(conn, t, round_no, room)
+        except TournamentError as e:
+            raise CommandError(str(e))
+        finally:
+            conn.close()
+        print()
+        print("The judge's evening (nakk tournament, players, round): tournament %s %s, %d entrants; round %d %s."
+              % (t["code"], "created" if created else "reused", len(demotour.ENTRANTS[t["format"]]), round_no,
+                 "drawn" if drawn else "drawn before"))
         sim = _sim_errors(lambda: S.Simulator(image, register=False, fmt=args.format))
         try:
             print("serial port: %s" % sim.tty)
+            _demo_assign(sim, db, t, record)
+            print("The judge assigns table 1 (nakk assign): %s%s, pushed to the box over the link; the players "
+                  "take it with one OK instead of %d presses setting the match up by hand."
+                  % (" vs ".join(x["name"] for x in record["sides"]), (", room %d" % room) if room else "",
+                     len(wizard)))
             _sim_errors(lambda: S.play(sim, keys))
             screen = sim.text()
             if args.screenshot:
@@ -439,9 +480,22 @@ def cmd_demo(args):
             print("Screenshot: %s" % args.screenshot)
         lines = [line for line in bytes(row["events"]).split(b"\n") if line]
         _print_events(lines, "as the judge stored them (the box's exact bytes, %s)" % row["status"])
+        print()
+        conn = _store_errors(lambda: store.open_db(db))
+        try:
+            print("The standings (nakk standings%s -t %s), counted from the stored events:"
+                  % (" --db " + db if args.db else "", t["code"]))
+            cli_judge.print_standings(conn, t)
+            if room:
+                print("(a Turniirisasku match counts when both rooms' boards are in: the demo plays room 1 only)")
+        finally:
+            conn.close()
         if args.image:
             print()
             print("Look at the box yourself: nakk sim --image %s" % image)
+        if args.db:
+            print()
+            print("See it in a browser: nakk serve --db %s" % db)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
@@ -466,7 +520,9 @@ def add_demo(sub):
                    "a Nakk flash image; default: a fresh temporary one)")
     p.add_argument("--format", action="store_true",
                    help="overwrite the --image file with an empty flash, whatever it holds")
-    p.add_argument("--db", help="the judge's database to sync into (default: a temporary one)")
+    p.add_argument("--db", help="the judge's database to keep: the demo tournament is created in it (or reused) "
+                   "and the match synced into it, for `nakk serve --db FILE` (default: a temporary one, removed "
+                   "at the end)")
     p.add_argument("--screenshot", nargs="?", const="nakk-demo.png", metavar="FILE.png",
                    help="write a PNG of the final screen and rings (default name: %(const)s)")
     p.set_defaults(func=cmd_demo)

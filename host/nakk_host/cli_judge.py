@@ -464,6 +464,14 @@ def cmd_standings(args):
     if args.json:
         print(json.dumps(st, ensure_ascii=False, indent=1))
         return 0
+    print_standings(conn, t, st)
+    return 0
+
+
+def print_standings(conn, t, st=None):
+    """The standings table as `nakk standings` prints it (nakk demo prints it too)."""
+    if st is None:
+        st = S.standings(conn, t)
     cols = st["columns"]
     rows = [[r[c] for c in cols] + ([r["status"]] if r["status"] != "active" else [""]) for r in st["rows"]]
     cap = "order: " + st["order_text"]
@@ -478,7 +486,6 @@ def cmd_standings(args):
               ", ".join("%s (%s, round %s table %s)" % (
                   u["result_id"], (u["tournament"] or "no tournament") if "tournament" in u else t["code"],
                   u["round"], u["table"]) for u in un))
-    return 0
 
 
 def add_standings(sub):
