@@ -13,7 +13,19 @@ nakk.ui.Ui: the mode, the items on the list and the cursor (the list wraps, so
 it moves the shorter way round), the step being entered. It commits a choice
 with the side button the choice names (maker, winner, bidder, ...) or with OK,
 and enters the plain win when the screen does not offer what it wanted (jänn
-in pits). Schmier: on a point step OK gives that point and all later points to
+in pits).
+
+Slips (issue 14): before each deal is entered for the count, the player
+tries it three more times, each with one slip it does not notice and plays
+on from: a different side button at one of the entry's side commits, one
+cursor step too far at one of its answers, a commit without moving at one of
+its answers that needs a move. Each try ends refused (the box said no),
+saved visibly wrong (the pair that scores differs, or the step and answer on
+screen at the commit are not those of the right entry), saved silently wrong
+(the saved event differs and nothing on screen showed it), saved right
+anyway, or unfinished. Tries are never flushed: Table.drop() forgets them,
+as a chord's take-back does, and they draw from their own random numbers,
+so the deals and presses counted are those of a run without them. Schmier: on a point step OK gives that point and all later points to
 the bidder; the player uses it when every remaining point is the bidder's.
 
 Counting (shared/bench/README.md): every button event handed to Ui.handle is
@@ -228,12 +240,21 @@ class Player:
         self.presses = 0
         self.moves = 0          # cursor moves (short PREV/NEXT) among the presses
         self.after = after      # called after every press (render, flush)
+        self.hold = False       # trying the slips: nothing flushed or drawn
+        self.refused = False    # the last press was refused
+        self.last_ev = None     # the event the last committing press entered
 
     def press(self, ev):
         self.presses += 1
         if ev == PREV_S or ev == NEXT_S:
             self.moves += 1
-        done = self.ui.handle(ev)[0] == U.SUBMITTED
+        r = self.ui.handle(ev)[0]
+        self.refused = r == U.REFUSED
+        done = r == U.SUBMITTED
+        if done:
+            self.last_ev = self.ui.table.pending
+        if self.hold:
+            return done                # a slip's try: never flushed, dropped after (Table.drop)
         if self.after is not None:
             self.after()
         else:
@@ -333,6 +354,129 @@ class Player:
             if done:
                 return self.presses - p0
 
+    # ------------------------------------------------------------ slips
+
+    def _screen_text(self):
+        """What the screen says about the entry just before a commit: the step, the answer under
+        the cursor and the line under them (what a player could check before pressing)."""
+        ui = self.ui
+        return "%s|%s|%s" % (ui.word(ui.title), ui.choice_text(), ui.detail)
+
+    def trial(self, want, kind=None, at=-1, rng=None):
+        """Enter `want` from the ENTRY screen, with one slip when kind is given: at the at-th
+        side commit a different side (SIDE), at the at-th answer one cursor step too far (FAR),
+        at the at-th answer that needs a cursor move none (STILL); the player then plays on as if
+        nothing happened, reading each new step from the screen. Returns (status, event, screen,
+        scored, counts): status "saved", "refused" or "stuck"; the event saved (or None); the
+        screen at the commit; the sides whose score rose; counts [side commits, answers, answers
+        that move the cursor] (what the slips can hit)."""
+        ui = self.ui
+        p0 = self.presses
+        counts = [0, 0, 0]
+        screen = None
+        while True:
+            if ui.mode != U.ENTRY or self.presses - p0 > 30:
+                return "stuck", None, screen, None, counts
+            step = ui.deal.steps[ui.deal.step]
+            answer = counts[1]
+            counts[1] += 1
+            if self._rest_applies(want):
+                d = ui.cursor
+                if kind == FAR and at == answer:
+                    self.press(NEXT_S)
+                elif d:
+                    moved = counts[2]
+                    counts[2] += 1
+                    if not (kind == STILL and at == moved):
+                        self.move(0)
+                screen = self._screen_text()
+                done = self.press(OK_S)
+                if self.refused:
+                    return "refused", None, screen, None, counts
+                if done:
+                    return self._saved(screen, counts)
+                continue
+            value, side = want.get(step["key"], (None, None))
+            choices = self._on_screen()
+            i = _index(choices, value)
+            if i < 0:
+                i = _index(choices, FALLBACK.get(value))
+            if i < 0:
+                i = 0                     # played on after a slip: a step the player did not expect
+            c = choices[i]
+            n = len(choices)
+            d = (i - ui.cursor) % n
+            if d:
+                moved = counts[2]
+                counts[2] += 1
+                if not (kind == STILL and at == moved):
+                    self.move(i)
+            if kind == FAR and at == answer:
+                self.press(PREV_S if d and d > n - d else NEXT_S)
+            if c.get("side") is not None:
+                if side is None:
+                    side = SIDES[0]
+                sided = counts[0]
+                counts[0] += 1
+                if kind == SIDE and at == sided:
+                    nsides = ui.table.match.rules.sides
+                    side = SIDES[(SIDES.index(side) + 1 + rng.below(nsides - 1)) % nsides]
+                screen = self._screen_text()
+                done = self.side(side)
+            else:
+                screen = self._screen_text()
+                done = self.press(OK_S)
+            if self.refused:
+                return "refused", None, screen, None, counts
+            if done:
+                return self._saved(screen, counts)
+
+    def _saved(self, screen, counts):
+        st = self.ui.table.match.st
+        scored = [i for i in range(st.sides) if st.last is not None and st.last[i] > 0]
+        ev = dict(self.last_ev)
+        ev.pop("seq", None)
+        return "saved", ev, screen, scored, counts
+
+    def slips(self, want, rng, s):
+        """The three slips on one deal, each played on and taken back, then nothing changed:
+        a right entry first (the reference), then each kind. Nothing is flushed or drawn, and
+        the presses are not counted: the deal is then entered as in a run without slips."""
+        ui = self.ui
+        keep = (self.presses, self.moves)
+        self.hold = True
+        status, ref, rscreen, rscored, counts = self.trial(want)
+        if status != "saved":
+            raise AssertionError("the right entry was not saved: %r" % (want,))
+        self._take_back()
+        for kind in (SIDE, FAR, STILL):
+            n = counts[(SIDE, FAR, STILL).index(kind)]
+            if not n:
+                s.slip(kind, "n/a")
+                continue
+            status, ev, screen, scored, _ = self.trial(want, kind, rng.below(n), rng)
+            if status == "saved":
+                if ev == ref:
+                    s.slip(kind, "right")
+                elif scored != rscored or screen != rscreen:
+                    s.slip(kind, "visible")
+                else:
+                    s.slip(kind, "silent")
+                self._take_back()
+            else:
+                s.slip(kind, status)
+                ui.resync()           # the harness, not a player: back to the deal's first step
+        self.presses, self.moves = keep
+        self.hold = False
+        ui.msg = None                 # the undos' "Tühistatud": the screen as it was before the tries
+
+    def _take_back(self):
+        """Forget the try just entered (never flushed: Table.drop, as a chord's take-back does)
+        and put the entry screen back at the deal's first step."""
+        self.ui.table.drop()
+        self.ui.resync()
+        assert self.ui.mode == U.ENTRY
+
     def redeal(self, reason):
         ui = self.ui
         p0 = self.presses
@@ -390,6 +534,11 @@ class Player:
         return self.presses - p0
 
 
+SIDE, FAR, STILL = 0, 1, 2      # the slips: a wrong side button, a cursor step too far, a commit without moving
+SLIP_NAMES = ("one wrong side press", "one cursor step too far", "one commit without moving")
+OUTCOMES = ("refused", "visible", "silent", "right", "stuck", "n/a")
+
+
 def _index(choices, value):
     for i in range(len(choices)):
         if choices[i]["value"] == value:
@@ -421,6 +570,10 @@ class Stats:
         self.bytes = 0            # to the display (unix port only)
         self.presses = 0          # all presses
         self.deal_bytes = 0
+        self.slips = [[0] * len(OUTCOMES) for _ in range(3)]   # per kind: count per outcome
+
+    def slip(self, kind, outcome):
+        self.slips[kind][OUTCOMES.index(outcome)] += 1
 
     def deal(self, n, moves):
         self.deals += 1
@@ -441,12 +594,18 @@ class Stats:
                ("end_presses", self.end_presses), ("presses", self.presses), ("digest", self.digest)]
         for n in sorted(self.hist):
             out.append(("hist%d" % n, self.hist[n]))
+        for k in range(3):
+            for j in range(len(OUTCOMES)):
+                out.append(("slip%d_%s" % (k, OUTCOMES[j]), self.slips[k][j]))
         return out
 
 
-def play(name, mix, seed, matches, render=None):
-    """Play `matches` matches of ruleset `name`; returns Stats. render: a Render (unix port) or None."""
+def play(name, mix, seed, matches, render=None, slips=True):
+    """Play `matches` matches of ruleset `name`; returns Stats. render: a Render (unix port) or None.
+    slips: before each deal is entered, try the three slips on it (their own random draws, so the
+    deals and presses are those of a run without them)."""
     rng = Rng(seed)
+    srng = Rng(seed + 7919)
     table = Table()
     ui = U.Ui(table, clock=FixedClock())
     s = Stats()
@@ -486,6 +645,8 @@ def play(name, mix, seed, matches, render=None):
                     s.undos += 1
                     if render is not None:
                         b0 = render.bytes
+                if slips:
+                    p.slips(what, srng, s)
                 m0 = p.moves
                 s.deal(p.enter(what), p.moves - m0)
             if render is not None:
@@ -594,6 +755,23 @@ def report(name, mix, s, mp=None):
                    % ("MET" if ok else "MISSED", mean, s.max))
     elif name == "schmier":
         out.append("  target: mean <= 7 -> %s (mean %.2f)" % ("MET" if mean <= 7 else "MISSED", mean))
+    out.append("  slips (each deal tried once with each, played on as if unnoticed, then taken back):")
+    for k in range(3):
+        row = s.slips[k]
+        n = sum(row) - row[OUTCOMES.index("n/a")]
+        line = "    %-26s" % (SLIP_NAMES[k] + ":")
+        if not n:
+            out.append(line + " never possible")
+            continue
+        for j in range(len(OUTCOMES)):
+            if OUTCOMES[j] != "n/a" and (row[j] or j < 3):
+                line += " %s %.1f%%" % ({"visible": "saved visibly wrong", "silent": "saved SILENTLY wrong",
+                                         "right": "saved right anyway", "stuck": "left unfinished"}.get(
+                                             OUTCOMES[j], OUTCOMES[j]), 100.0 * row[j] / n)
+        na = row[OUTCOMES.index("n/a")]
+        line += " (of %d deals%s)" % (n, "; %d %s" % (na, ("with no side press", "", "with no cursor move")[k])
+                                      if na else "")
+        out.append(line)
     if mp is not None:
         b = mp.get("bytes")
         if b is not None:
@@ -652,8 +830,14 @@ def main(argv):
         i += 1
     here = os.path.dirname(os.path.abspath(__file__))
     path = None
-    for p in (os.path.join(here, "..", "..", "shared", "bench", "deal-mix.json"),
-              os.path.join(here, "deal-mix.json")):
+    # the shared mix: bench/deal-mix.json, or shared/bench/deal-mix.json in a folder above the
+    # checkout (a git worktree sits a level deeper than the main checkout)
+    cands = [os.path.join(here, "deal-mix.json")]
+    up = here
+    for _ in range(4):
+        up = os.path.dirname(up)
+        cands.append(os.path.join(up, "shared", "bench", "deal-mix.json"))
+    for p in cands:
         if os.path.exists(p):
             path = os.path.abspath(p)
             break
