@@ -196,7 +196,11 @@ def _bench(mix_path, image):
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
-            done = ui.handle(ev)[0] == U.SUBMITTED
+            r = ui.handle(ev)[0]
+            self.refused = r == U.REFUSED
+            done = r == U.SUBMITTED
+            if done:
+                self.last_ev = table.pending
             if table.pending is not None:
                 self.screen.draw(ui, True)
                 self.screen.leds(ui)
@@ -267,8 +271,10 @@ def _bench(mix_path, image):
                         m.redeal(what)
                     else:
                         if rng.chance(mix["undo"] * 5):      # more undos than the mix, to measure them
-                            m.enter(what, rng, rng.below(2 if len(ui.deal.steps) > 1 else 1))
-                            m.undo()
+                            if m.enter(what, rng, rng.below(2))[1]:
+                                m.undo()
+                            else:
+                                ui.resync()      # the box refused the wrong entry: nothing to undo
                         m.enter(what)
                 m.confirm()
                 gc.threshold(-1)

@@ -25,7 +25,9 @@ CAPTIONS = (
     ("start", "A new match: the game, then table, round and the first to shuffle, each chosen with PREV/NEXT and OK."),
     ("saare-entry", "Saare mäng 2020 in play: deal number and shuffler, each pair's nakks with its rings as a gauge"
                     " on the outer edge (4 nakks = 1 ring), a karvane mark under B,"
-                    " and the deal being entered on the bottom line with the answer under the cursor."),
+                    " and the deal being entered on the bottom line: the game (Ruutu), the answer under the cursor"
+                    " (Jänn, the maker's), and under each name what that pair's button says (\"A: tegi, võitis\":"
+                    " A made it and won)."),
     ("saving", "The new score shows at once, with \"salvestan\" (saving) in the header until the entry is on flash."),
     ("message", "OK where a side button is asked for enters nothing and says what to press."),
     ("penalty", "Long NEXT lists the offences; the offender's side button gives the one under the cursor."),
@@ -34,8 +36,8 @@ CAPTIONS = (
             " (A ✓, B ?), each side with its own button."),
     ("judge", "Both sides have answered, so the result is locked and waits for the judge (↑1: one finished"
               " result on flash)."),
-    ("schmier", "Schmier's three teams, with a hand entered point by point (OK gives the rest of the points to"
-                " the bidder's team)."),
+    ("schmier", "Schmier's three teams with a hand being tallied: C bid 5, A and B have one point each so far"
+                " (each team's button adds one), and \"OK+4\" under C: OK gives the rest to the bidder's team."),
     ("schmier-scores", "Schmier's scores run negative and past 9: each team's score stays in its own third of the"
                        " screen, between dividers, and one too wide for the big digits (A's -12) is drawn in"
                        " double-size text."),
@@ -84,8 +86,10 @@ def test_nothing_changed_sends_nothing(screens):
     assert screens["mask"]["still_after_move"] == 0
 
 
-def test_a_cursor_move_touches_only_the_bottom_line(screens):
-    assert screens["mask"]["cursor_move"] == 0x80
+def test_a_cursor_move_touches_only_the_bottom_line_and_what_the_buttons_say(screens):
+    # from "Kaotas" (a side button: "võitis") to "Jänn" ("tegi, võitis"): the answer on the
+    # bottom line, and on the names line what each side's button now does
+    assert screens["mask"]["cursor_move"] == 0x82
 
 
 def test_a_score_change_touches_the_body_and_saving_only_the_header(screens):

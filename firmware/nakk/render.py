@@ -48,7 +48,7 @@ _SAVE_W = const(68)
 # what the score screen may show besides the match's own names and labels
 _WORDS = (W.SHUFFLES, W.WINNER, W.OVER, W.DRAW, W.JUDGE,
           W.CONFIRM, W.DISPUTE, W.SAVING)
-_MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C")
+_MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C", "OK:", ":", "OK+")
 
 
 def _mix(s, v):
@@ -68,6 +68,8 @@ class Screen:
         self._scratch = _fbuf.FrameBuffer(bytearray(1), 1, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
         self.frame = 0
         self._foot_word = None   # the deal-entry step name on the foot now (None: something else)
+        self._says = None        # what the side buttons say on the names line, last drawn, and
+        self._says_gen = 0       # a count bumped whenever that changes (it signs the names line)
         self._foot_x = 0         # where its answer box starts
         # "Segab " / "Shuffles " widths: is the shuffler hidden under the "saving" box?
         self._shuf_w = (font.width(W.SHUFFLES[0]), font.width(W.SHUFFLES[1]))
@@ -116,6 +118,9 @@ class Screen:
             font.text(self._scratch, stp["label"][lang], 0, 0)
             for c in stp["choices"]:
                 font.text(self._scratch, c["label"][lang], 0, 0)
+                for k in ("says", "ok_says"):
+                    if k in c:
+                        font.text(self._scratch, c[k][lang], 0, 0)
 
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
@@ -132,6 +137,16 @@ class Screen:
         head = _mix(_mix(_mix(base, 1 if saving else 0), waiting), ui.version if listed else 0)
         foot = _mix(_mix(_mix(base, ui.version), ui.faults), 1 if ui.msg is not None else 0)
         names = _mix(base, ui.table.n or 0)
+        if mode == U.ENTRY and not ui.idle:
+            # the names line says what each side's button does on the answer under the
+            # cursor (or a tally's counts): it changes with the cursor and the step
+            says = ui.says()
+            if says is not self._says:
+                self._says = says         # another form's words: a new generation (no id(), no allocation)
+                self._says_gen = (self._says_gen + 1) & 0xFF
+            names = _mix(_mix(_mix(_mix(names, ui.cursor), ui.deal.step), len(ui.deal.answers)), self._says_gen)
+            for i in range(m.st.sides if m is not None and m.st is not None else 0):
+                names = _mix(_mix(names, ui.tally(i) + 1), ui.rest_left(i) + 1)
         score = base
         if m is not None and m.st is not None:
             st = m.st
@@ -233,10 +248,38 @@ class Screen:
         n = st.sides
         sides = m.setup["sides"]
         col = _W // n
+        says = None
+        if ui.mode == U.ENTRY and not ui.idle:
+            says = ui.says()
+            if says is not None:
+                says = says[ui.lang]
         for i in range(n):
             cx = col * i + col // 2
             name = sides[i].get("name", sides[i]["id"])
-            font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2)
+            t = ui.tally(i) if ui.mode == U.ENTRY and not ui.idle else -1
+            if t >= 0:
+                # a tally: each team's count beside its name ("A 2"), and beside the
+                # side OK gives the rest to, how many that is ("B 1 OK+3")
+                r = ui.rest_left(i)
+                w = font.width(name) + 4 + font.width(t)
+                if r >= 0:
+                    w += 3 + font.width("OK+") + font.width(r)
+                x = cx - w // 2
+                x += font.text(fb, name, x, 8, max_w=col - 12) + 4
+                x += font.text(fb, t, x, 8)
+                if r >= 0:
+                    x += 3
+                    x += font.text(fb, "OK+", x, 8)
+                    font.text(fb, r, x, 8)
+            elif says is not None:
+                # what this side's button does now: "A: tegi, võitis"
+                w = font.width(name) + 1 + font.width(":") + 4 + font.width(says)
+                x = cx - w // 2 if w <= col - 2 else col * i + 1
+                x += font.text(fb, name, x, 8, max_w=col // 2) + 1
+                x += font.text(fb, ":", x, 8) + 4
+                font.text(fb, says, x, 8, max_w=col * (i + 1) - 1 - x)
+            else:
+                font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2)
             if st.over and st.bonus[i]:
                 font.text(fb, "+", cx + 20, 8)
                 font.text(fb, st.bonus[i], cx + 26, 8)
@@ -328,13 +371,18 @@ class Screen:
             self._stuck(ui)
             return
         if mode == U.ENTRY and ui.msg is None and not ui.idle:
-            word = ui.word(ui.title)
+            # left of the answer: what OK does on it ("OK: muu"), else the step's name
+            ok = ui.ok_says()
+            word = ui.word(ok) if ok is not None else ui.word(ui.title)
             if word == self._foot_word:
                 # the same step: its name stays, the answer box is drawn over in full
                 self._choice(ui, self._foot_x)
                 return
             fb.fill_rect(0, 56, _W, 8, 0)
-            x = font.text(fb, word, 0, 56, max_w=44) + 3
+            x = 0
+            if ok is not None:
+                x = font.text(fb, "OK:", 0, 56) + 2
+            x += font.text(fb, word, x, 56, max_w=(62 if ok is not None else 44) - x) + 3
             self._foot_word = word
             self._foot_x = x
             self._choice(ui, x)

@@ -9,6 +9,7 @@ tests/test_sim.py compares the score region with the simulator's screen.
 import sys
 
 import framebuf
+from binascii import hexlify
 
 from nakk.match import read_lines
 from nakk.render import Screen
@@ -26,5 +27,5 @@ ui = Ui(t)
 buf = bytearray(1024)
 fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
 Screen(fb).draw(ui)
-print("".join(["%02x" % b for b in buf]))
+print(hexlify(buf).decode())        # one 2 KB string, not 1024 small ones (the heap is capped)
 print(ui.mode)
