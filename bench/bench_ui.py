@@ -42,7 +42,9 @@ def _launch():
     if not exe:
         sys.exit("bench_ui: the MicroPython unix port (micropython) is not installed")
     mix = None
-    for p in (os.path.join(root, "..", "shared", "bench", "deal-mix.json"), os.path.join(here, "deal-mix.json")):
+    for p in (os.path.join(root, "..", "shared", "bench", "deal-mix.json"),
+              os.path.join(root, "..", "..", "shared", "bench", "deal-mix.json"),   # from a git worktree
+              os.path.join(here, "deal-mix.json")):
         if os.path.exists(p):
             mix = os.path.abspath(p)
             break

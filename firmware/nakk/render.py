@@ -139,12 +139,13 @@ class Screen:
         names = _mix(base, ui.table.n or 0)
         if mode == U.ENTRY and not ui.idle:
             # the names line says what each side's button does on the answer under the
-            # cursor (or a tally's counts): it changes with the cursor and the step
+            # cursor (or a tally's counts): signed by those words and counts alone, so a
+            # cursor move that does not change them sends nothing more
             says = ui.says()
             if says is not self._says:
                 self._says = says         # another form's words: a new generation (no id(), no allocation)
                 self._says_gen = (self._says_gen + 1) & 0xFF
-            names = _mix(_mix(_mix(_mix(names, ui.cursor), ui.deal.step), len(ui.deal.answers)), self._says_gen)
+            names = _mix(names, self._says_gen)
             for i in range(m.st.sides if m is not None and m.st is not None else 0):
                 names = _mix(_mix(names, ui.tally(i) + 1), ui.rest_left(i) + 1)
         score = base

@@ -105,6 +105,7 @@ class Saare(Ruleset):
             reasons.append(("face-up", "Pits/♣K näha", "♦6/♣K face up"))
         reasons.append(("other", "Muu", "Other"))
         self.redeal_reasons = tuple(reasons)
+        self._form = None          # (key, fixed, steps) of the last deal form built (form())
 
     # ------------------------------------------------------------ deals
 
@@ -378,7 +379,18 @@ class Saare(Ruleset):
         and a side button says "this pair made it and won" (one press); OK opens the other
         results of that game, each taken with the WINNER's button (the maker follows from it:
         "Kaotas" means the maker lost); OK there is a pokk (nobody won), then the maker's button. Lists run most likely first
-        for a wrapping cursor (wrapped()), so PREV reaches the third likeliest."""
+        for a wrapping cursor (wrapped()), so PREV reaches the third likeliest.
+        The form is read-only data: the last one built is kept and given again while the
+        settings it reads and the replay it fixes are the same (a new match costs no new form)."""
+        key = (cfg["pits_jann_bonus"], cfg["pits_capture_is_karvane_win"], cfg["all_pass_policy"],
+               cfg["pokk_replay_keeps_maker"], st.pending if st.chain else None)
+        if self._form is not None and self._form[0] == key:
+            return self._form[1], self._form[2]
+        fixed, steps = self._build_form(st, cfg)
+        self._form = (key, fixed, steps)
+        return fixed, steps
+
+    def _build_form(self, st, cfg):
         fixed = {}
         steps = []
         if st.chain:

@@ -185,7 +185,14 @@ class Schmier(Ruleset):
     def penalty(self, st, ev, cfg):
         raise EventError("offence", "Schmier defines no penalties; enter an adjustment with a reason")
 
+    _form = None      # the form, built once: it reads nothing of the match (read-only data)
+
     def form(self, st, cfg):
+        if self._form is None:
+            self._form = self._build_form()
+        return self._form
+
+    def _build_form(self):
         bids = [choice(b, str(b), str(b), side="bidder", says=("pakub", "bids"),
                        name=("Pakkus %d" % b, "Bid %d" % b)) for b in (3, 4, 5, 6)]
         steps = [step("bid", "Pakkumine", "Bid", wrapped(bids))]
