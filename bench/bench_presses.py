@@ -531,7 +531,7 @@ def _plan_tally(ui, want, stp, nsides):
         for i in range(len(deal.choices)):
             if deal.choices[i].get("sets") is not None:
                 return i, None
-    got = deal.answers.get(stp["key"]) or [0] * nsides
+    got = [deal.tally(i) for i in range(nsides)]
     rest = SIDES.index(deal.answers[stp["rest"]])
     for i in range(nsides):
         if i != rest and got[i] < want_t[i]:

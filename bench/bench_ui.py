@@ -53,15 +53,21 @@ def _launch():
     sys.path.insert(0, here)
     import mpyenv
     env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")
+    # two processes, each on a fresh 320K heap as a box has after boot: the frames and the events
+    # in RAM, then the events on the journal (one heap after the other fragments past what a box
+    # that starts one match at a time ever sees)
     with tempfile.TemporaryDirectory() as d:
-        r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img")],
-                           env=env, cwd=root)
-    sys.exit(r.returncode)
+        for part in ("ram", "journal"):
+            r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img"),
+                                part], env=env, cwd=root)
+            if r.returncode:
+                sys.exit(r.returncode)
+    sys.exit(0)
 
 
 # ---------------------------------------------------------------- unix port
 
-def _bench(mix_path, image):
+def _bench(mix_path, image, part):
     import gc
     import micropython
     import framebuf
@@ -87,95 +93,96 @@ def _bench(mix_path, image):
     print("bench_ui: MicroPython %d.%d.%d unix port, -X heapsize=320K; heap measured with gc.mem_alloc(),"
           " collector off; fonts warm, every ruleset module and nakk.journal imported first" % (v[0], v[1], v[2]))
 
-    # ------------------------------------------------------------ (a) frames
-    table = Table()
-    ui = U.Ui(table, clock=BP.FixedClock())
+    if part == "ram":
+        # ------------------------------------------------------------ (a) frames
+        table = Table()
+        ui = U.Ui(table, clock=BP.FixedClock())
 
-    def new_match():
-        table.start({"ruleset": "saare-2020", "settings": {"target": 200}, "table": 1, "round": 1,
-                     "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]})
-        table.flush()
-        ui.resync()
-
-    new_match()
-    screen = Screen(fb, rings)
-    player = BP.Player(ui)
-    rng = BP.Rng(7)
-    mix = allm["saare-2020"]
-
-    def deal():
-        # one deal that changes the score (redeals and pokks drawn again)
-        while True:
-            if ui.mode != U.ENTRY:
-                new_match()             # 200 nakks reached: a new match (not measured)
-            kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
-            if kind == "deal" and what["result"][0] != "pokk":
-                before = list(table.match.st.score)
-                player.enter(what)
-                if table.match.st.score != before:
-                    return
-
-    def frame():
-        gc.collect()
-        gc.disable()
-        a0 = gc.mem_alloc()
-        mask = screen.draw(ui)
-        screen.leds(ui)
-        a = gc.mem_alloc() - a0
-        gc.enable()
-        return a, mask
-
-    for _ in range(WARMUP):
-        deal()
-        frame()
-    tot = worst = 0
-    body = 0
-    for _ in range(FRAMES):
-        deal()
-        a, mask = frame()
-        tot += a
-        worst = max(worst, a)
-        if mask & 0x7E:
-            body += 1
-    same, mask0 = frame()
-    # the two draws around a save, with the entry that makes them
-    deal_what = None
-    while deal_what is None:
-        kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
-        if kind == "deal":
-            deal_what = what
-    save = [0, 0]
-
-    def around_save():
-        if table.pending is not None:
-            gc.collect()
-            gc.disable()
-            a0 = gc.mem_alloc()
-            screen.draw(ui, True)
-            screen.leds(ui)
-            save[0] = gc.mem_alloc() - a0
-            gc.enable()
+        def new_match():
+            table.start({"ruleset": "saare-2020", "settings": {"target": 200}, "table": 1, "round": 1,
+                         "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]})
             table.flush()
+            ui.resync()
+
+        new_match()
+        screen = Screen(fb, rings)
+        player = BP.Player(ui)
+        rng = BP.Rng(7)
+        mix = allm["saare-2020"]
+
+        def deal():
+            # one deal that changes the score (redeals and pokks drawn again)
+            while True:
+                if ui.mode != U.ENTRY:
+                    new_match()             # 200 nakks reached: a new match (not measured)
+                kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
+                if kind == "deal" and what["result"][0] != "pokk":
+                    before = list(table.match.st.score)
+                    player.enter(what)
+                    if table.match.st.score != before:
+                        return
+
+        def frame():
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
-            screen.draw(ui, False)
+            mask = screen.draw(ui)
             screen.leds(ui)
-            save[1] = gc.mem_alloc() - a0
+            a = gc.mem_alloc() - a0
             gc.enable()
-        else:
-            screen.draw(ui)
-            screen.leds(ui)
+            return a, mask
 
-    player.after = around_save
-    player.enter(deal_what)
-    print()
-    print("(a) frames on the score screen, Saare mäng 2020, %d frames after %d of warm-up, each after a deal"
-          " changed the score (the body was redrawn in %d of them)" % (FRAMES, WARMUP, body))
-    print("  Screen.draw + Screen.leds: %d bytes mean, %d max per frame (target 0): %s"
-          % (tot // FRAMES, worst, "MET" if worst == 0 else "MISSED"))
-    print("  a frame with nothing changed: %d bytes, mask 0x%02x" % (same, mask0))
-    print("  around a save: the draw with \"saving\" %d bytes, the draw after the flush %d bytes" % tuple(save))
+        for _ in range(WARMUP):
+            deal()
+            frame()
+        tot = worst = 0
+        body = 0
+        for _ in range(FRAMES):
+            deal()
+            a, mask = frame()
+            tot += a
+            worst = max(worst, a)
+            if mask & 0x7E:
+                body += 1
+        same, mask0 = frame()
+        # the two draws around a save, with the entry that makes them
+        deal_what = None
+        while deal_what is None:
+            kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
+            if kind == "deal":
+                deal_what = what
+        save = [0, 0]
+
+        def around_save():
+            if table.pending is not None:
+                gc.collect()
+                gc.disable()
+                a0 = gc.mem_alloc()
+                screen.draw(ui, True)
+                screen.leds(ui)
+                save[0] = gc.mem_alloc() - a0
+                gc.enable()
+                table.flush()
+                gc.collect()
+                gc.disable()
+                a0 = gc.mem_alloc()
+                screen.draw(ui, False)
+                screen.leds(ui)
+                save[1] = gc.mem_alloc() - a0
+                gc.enable()
+            else:
+                screen.draw(ui)
+                screen.leds(ui)
+
+        player.after = around_save
+        player.enter(deal_what)
+        print()
+        print("(a) frames on the score screen, Saare mäng 2020, %d frames after %d of warm-up, each after a deal"
+              " changed the score (the body was redrawn in %d of them)" % (FRAMES, WARMUP, body))
+        print("  Screen.draw + Screen.leds: %d bytes mean, %d max per frame (target 0): %s"
+              % (tot // FRAMES, worst, "MET" if worst == 0 else "MISSED"))
+        print("  a frame with nothing changed: %d bytes, mask 0x%02x" % (same, mask0))
+        print("  around a save: the draw with \"saving\" %d bytes, the draw after the flush %d bytes" % tuple(save))
 
     # ------------------------------------------------------------ (b) button events
     PREV_S, NEXT_S = BP.PREV_S, BP.NEXT_S
@@ -249,6 +256,7 @@ def _bench(mix_path, image):
         peaks = []
         for name in BP.RULESETS:
             mix = allm[name]
+            gc.collect()              # the last ruleset's matches are garbage
             table = make_table()
             ui = U.Ui(table, clock=BP.FixedClock())
             screen = Screen(fb, rings)
@@ -311,7 +319,9 @@ def _bench(mix_path, image):
                   " allocations, not live heap), live heap peak %d B above the start"
                   % (name, max(mp), len(mp), max(lv)))
 
-    run_events(Table, "events kept in RAM (no journal)")
+    if part == "ram":
+        run_events(Table, "events kept in RAM (no journal)")
+        return
 
     import os
     try:
@@ -329,6 +339,6 @@ def _bench(mix_path, image):
 
 
 if sys.implementation.name == "micropython":
-    _bench(sys.argv[1], sys.argv[2])
+    _bench(sys.argv[1], sys.argv[2], sys.argv[3])
 elif __name__ == "__main__":
     _launch()

@@ -294,7 +294,7 @@ def test_long_prev_mid_entry_takes_back_the_last_step_only():
 
     ui = started("schmier")
     play(ui, "NEXT B A C")                           # bid 4 by B; a point to A, one to C
-    assert ui.deal.step == 1 and ui.deal.answers["tally"] == [1, 0, 1]
+    assert ui.deal.step == 1 and ui.deal.fields()["tally"] == [1, 0, 1]
     assert [ui.tally(i) for i in range(3)] == [1, 0, 1] and ui.rest_left(1) == 4
     play(ui, "LPREV")                                # the tally taken back; the bid stays
     assert ui.deal.step == 1 and "tally" not in ui.deal.answers and ui.deal.answers["bidder"] == "B"

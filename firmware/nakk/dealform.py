@@ -69,16 +69,42 @@ class DealEntry:
                 return True
         return False
 
+    def _key(self, stp):
+        """Where show() keeps the current step's lists (see there), or None: made every time."""
+        if "count" in stp:
+            return -1 - 2 * self.step - (1 if self._nobody(stp) else 0)
+        field = None
+        for c in stp["choices"]:
+            w = c.get("when")
+            if w is not None:
+                if field is None:
+                    field = w[0]
+                elif field != w[0]:
+                    return None
+        if field is None:
+            return self.step
+        return (self.step, self.answers.get(field, self.fixed.get(field)))
+
+    def _nobody(self, stp):
+        """Whether a tally step's "one for nobody" is given already."""
+        for c in stp["choices"]:
+            if "sets" in c and self._taken(c):
+                return True
+        return False
+
+    # A tally is kept in the answers as one small int, 6 bits a side (side i's count is
+    # (v >> 6 * i) & 63): a press then makes no list, and a screen kept for a take-back holds
+    # the count it had. fields() turns it into the event's list.
+
     def left(self):
         """How many of the current tally step's count are still to give (0 on other steps)."""
         stp = self.steps[self.step]
         n = stp.get("count")
         if n is None:
             return 0
-        got = self.answers.get(stp["key"])
-        if got is not None:
-            for x in got:
-                n -= x
+        got = self.answers.get(stp["key"], 0)
+        for i in range(self.sides):
+            n -= (got >> 6 * i) & 63
         for c in stp["choices"]:
             if "sets" in c and self._taken(c):
                 n -= 1
@@ -89,8 +115,7 @@ class DealEntry:
         stp = self.steps[self.step]
         if "count" not in stp:
             return -1
-        got = self.answers.get(stp["key"])
-        return got[side] if got is not None else 0
+        return (self.answers.get(stp["key"], 0) >> 6 * side) & 63
 
     def show(self):
         """Move to the step to answer, skipping steps that offer nothing or whose field an
@@ -105,16 +130,16 @@ class DealEntry:
             if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0):
                 self.step += 1            # answered by an earlier press (or a tally complete)
                 continue
-            made = self._lists.get(self.step)     # a step without conditions: its lists, made once
+            # its lists, made once: a step without conditions under its index; a step whose
+            # conditions all read one field once per value of that field (the results of
+            # each game); a tally step once with its "one for nobody" on offer, once without
+            at = self._key(stp)
+            made = self._lists.get(at) if at is not None else None
             if made is None:
                 offered = self._offered(stp)
                 labels = [c["label"] for c in offered]
-                if "count" not in stp:
-                    for c in stp["choices"]:
-                        if "when" in c:
-                            break
-                    else:
-                        self._lists[self.step] = (offered, labels)
+                if at is not None:
+                    self._lists[at] = (offered, labels)
             else:
                 offered, labels = made
             if offered:
@@ -145,6 +170,10 @@ class DealEntry:
             ev[key] = self.fixed[key]
         for key in self.answers:
             ev[key] = self.answers[key]
+        for stp in self.steps:
+            if "count" in stp and stp["key"] in ev:
+                v = ev[stp["key"]]
+                ev[stp["key"]] = [(v >> 6 * i) & 63 for i in range(self.sides)]
         return ev
 
     def answer(self, c, side):
@@ -153,11 +182,9 @@ class DealEntry:
         a = self.answers
         self.done |= 1 << self.step
         if "count" in stp:
-            got = a.get(stp["key"])
-            # a fresh list each time: a screen kept for a take-back holds the old one
-            got = list(got) if got is not None else [0] * self.sides
+            got = a.get(stp["key"], 0)
             if side is not None:
-                got[side] += 1
+                got += 1 << 6 * side
             else:
                 sets = c.get("sets")
                 if sets is not None:
@@ -207,10 +234,7 @@ class DealEntry:
         stp = self.steps[self.step]
         if "count" in stp:
             n = self.left()
-            got = self.answers.get(stp["key"])
-            got = list(got) if got is not None else [0] * self.sides
-            got[SIDES.index(who)] += n
-            self.answers[stp["key"]] = got
+            self.answers[stp["key"]] = self.answers.get(stp["key"], 0) + (n << 6 * SIDES.index(who))
             self.step += 1
             return True
         while self.step < len(self.steps) and self.steps[self.step].get("rest") == field:

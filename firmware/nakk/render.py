@@ -118,7 +118,7 @@ class Screen:
             font.text(self._scratch, stp["label"][lang], 0, 0)
             for c in stp["choices"]:
                 font.text(self._scratch, c["label"][lang], 0, 0)
-                for k in ("says", "ok_says"):
+                for k in ("says", "ok_says", "name"):
                     if k in c:
                         font.text(self._scratch, c[k][lang], 0, 0)
 

@@ -245,6 +245,26 @@ _ENDINGS = (("target", "reached the target"), ("penalty", "a penalty reached the
 
 # ---------------------------------------------------------------- base class
 
+# The last deal forms the rulesets built, shared by all of them: two slots (a game's ordinary
+# form, and the form of a replay, which comes and goes), each (ruleset, key, fixed, steps) or
+# None. A form is read-only data, so the next deal (or match) with the same key gets it again;
+# two slots for all rulesets keep no form alive but those of the game in play.
+_FORM = [None, None]
+
+
+def cached_form(ruleset, key, slot=0):
+    """(fixed, steps) of the form `ruleset` last kept under `key` in `slot`, or None."""
+    f = _FORM[slot]
+    if f is not None and f[0] is ruleset and f[1] == key:
+        return f[2], f[3]
+    return None
+
+
+def keep_form(ruleset, key, fixed, steps, slot=0):
+    _FORM[slot] = (ruleset, key, fixed, steps)
+    return fixed, steps
+
+
 class Ruleset:
     """A game's rules. Subclasses fill in the constants and the deal/penalty/redeal logic."""
 

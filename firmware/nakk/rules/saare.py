@@ -5,8 +5,8 @@ ambiguous rule by its id, SM-nn); the club's Estonian texts are the primary sour
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, pokk_or_winner, step, other, \
-    wrapped
+from nakk.rules.common import IntRange, Ruleset, Setting, cached_form, choice, eyes_and_tricks, keep_form, \
+    pokk_or_winner, step, other, wrapped
 
 SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
     "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
@@ -105,7 +105,6 @@ class Saare(Ruleset):
             reasons.append(("face-up", "Pits/♣K näha", "♦6/♣K face up"))
         reasons.append(("other", "Muu", "Other"))
         self.redeal_reasons = tuple(reasons)
-        self._form = None          # (key, fixed, steps) of the last deal form built (form())
 
     # ------------------------------------------------------------ deals
 
@@ -380,15 +379,17 @@ class Saare(Ruleset):
         results of that game, each taken with the WINNER's button (the maker follows from it:
         "Kaotas" means the maker lost); OK there is a pokk (nobody won), then the maker's button. Lists run most likely first
         for a wrapping cursor (wrapped()), so PREV reaches the third likeliest.
-        The form is read-only data: the last one built is kept and given again while the
-        settings it reads and the replay it fixes are the same (a new match costs no new form)."""
+        The form is read-only data: the last one built is kept (common.cached_form) and given
+        again while the settings it reads and the replay it fixes are the same (a new match of
+        the same game costs no new form)."""
         key = (cfg["pits_jann_bonus"], cfg["pits_capture_is_karvane_win"], cfg["all_pass_policy"],
                cfg["pokk_replay_keeps_maker"], st.pending if st.chain else None)
-        if self._form is not None and self._form[0] == key:
-            return self._form[1], self._form[2]
+        slot = 1 if st.chain else 0
+        f = cached_form(self, key, slot)
+        if f is not None:
+            return f
         fixed, steps = self._build_form(st, cfg)
-        self._form = (key, fixed, steps)
-        return fixed, steps
+        return keep_form(self, key, fixed, steps, slot)
 
     def _build_form(self, st, cfg):
         fixed = {}

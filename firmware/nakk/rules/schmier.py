@@ -6,7 +6,7 @@ its id, SC-nn); the Estonian text is the primary source.
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, step, wrapped
+from nakk.rules.common import IntRange, Ruleset, Setting, cached_form, choice, keep_form, step, wrapped
 
 POINTS = ("high", "low", "right", "left", "joker")
 _LABELS = {
@@ -185,12 +185,13 @@ class Schmier(Ruleset):
     def penalty(self, st, ev, cfg):
         raise EventError("offence", "Schmier defines no penalties; enter an adjustment with a reason")
 
-    _form = None      # the form, built once: it reads nothing of the match (read-only data)
-
     def form(self, st, cfg):
-        if self._form is None:
-            self._form = self._build_form()
-        return self._form
+        # it reads nothing of the match: the last one built is given again (common.cached_form)
+        f = cached_form(self, 0)
+        if f is not None:
+            return f
+        fixed, steps = self._build_form()
+        return keep_form(self, 0, fixed, steps)
 
     def _build_form(self):
         bids = [choice(b, str(b), str(b), side="bidder", says=("pakub", "bids"),
