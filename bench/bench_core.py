@@ -85,7 +85,7 @@ def main():
         os.unlink(path)
     cp = cpython_us_per_event(lines)
     counts = {k[6:]: int(v) for k, v in mp.items() if k.startswith("count_")}
-    print("Scoring core on MicroPython %s heap, a %d-event Saare mäng 2020 match drawn from shared/bench/deal-mix.json"
+    print("Scoring core on MicroPython %s heap, a %d-event Saare mäng 2020 match drawn from bench/deal-mix.json"
           % (HEAP, len(lines)))
     print("  events: " + ", ".join("%s %d" % (k, counts[k]) for k in sorted(counts)))
     print("  heap allocated per event (parse + fold, gc off), mean / worst:")

@@ -27,7 +27,7 @@ Figures printed:
    and 0.48 ms per ring for the WS2812 bitstream. The presses are what a
    player presses (the cursor moved the shorter way round, the maker's and
    the winner's side buttons, long NEXT + offence + offender, long PREV + OK
-   after a wrong entry), drawn from shared/bench/deal-mix.json with a seeded
+   after a wrong entry), drawn from bench/deal-mix.json with a seeded
    xorshift32. The whole run is played PASSES times (deterministic, a clock
    that moves 1 s per press) and each press keeps its fastest pass, which
    takes this machine's scheduler noise out and keeps the slow presses slow.
@@ -73,17 +73,6 @@ SIDE_SEEN = (0.0, 0.0, 37, 58)
 SHORT_SEEN = (0.0, 0.0, 38, 66)
 LONG_SEEN = (0.0, 1.0, 38, 66)
 GOAL_MS = 20
-
-# the Saare mäng 2020 weights of shared/bench/deal-mix.json (read from there when it exists)
-MIX = {"game": {"suit": 0.50, "ruutu": 0.38, "pime-ruutu": 0.04, "valge-pits": 0.04, "pime-pits": 0.02,
-                "redeal": 0.02},
-       "maker": {"A": 0.5, "B": 0.5},
-       "outcome": {"won": 0.50, "won-jann": 0.17, "won-karvane": 0.03, "lost": 0.18, "lost-jann": 0.07,
-                   "lost-karvane": 0.02, "pokk": 0.03},
-       "pits_capture_share": 0.10, "penalty_per_deal": 0.05,
-       "penalty_offence": {"card-shown": 0.75, "cards-shown": 0.10, "shuffle": 0.10, "misdeal-twice": 0.05},
-       "undo_per_deal": 0.04}
-
 
 def _launch():
     import os
@@ -221,14 +210,14 @@ class _Clock:
 
 
 def _mix():
+    """The Saare mäng 2020 weights of the repo's deal mix (run from the clone's root: _launch sets the cwd)."""
     import json
-    for path in ("../shared/bench/deal-mix.json", "bench/deal-mix.json"):
-        try:
-            with open(path) as f:
-                return json.load(f)["saare-2020"], path
-        except OSError:
-            pass
-    return MIX, "the copy in bench_latency.py"
+    path = "bench/deal-mix.json"
+    try:
+        with open(path) as f:
+            return json.load(f)["saare-2020"], path
+    except OSError:
+        sys.exit("bench_latency: cannot read %s (run from the root of the clone)" % path)
 
 
 def _popcount(m):
@@ -441,9 +430,8 @@ class _Match:
                 by = SIDES[m.st.shuffler % 2] if offence == "misdeal-twice" else "AB"[rng.below(2)]
                 self.long(K.NEXT)
                 assert ui.mode == U.PENALTY
-                for o in m.rules.offences:
-                    if o[0] == offence:
-                        self.move(list(ui.items).index((o[1], o[2])))
+                # the offence's first row (cards shown: 2 cards, the event's default)
+                self.move([c[0] for c in ui.chosen].index(offence))
                 assert self.side(by)
                 continue
             want = self._want()
@@ -452,8 +440,7 @@ class _Match:
                 assert ui.mode == U.MENU
                 reasons = [r for r in m.rules.redeal_reasons if not (r[0] == "no-picture" and m.st.chain)]
                 r = reasons[rng.below(len(reasons))]
-                from nakk.words import REDEAL
-                self.move(list(ui.items).index(REDEAL[ui.lang] + r[1 + ui.lang]))
+                self.move(list(ui.items).index(m.rules.redeal_word[ui.lang] + ": " + r[1 + ui.lang]))
                 assert self.ok()
                 continue
             if rng.chance(mix["undo_per_deal"]):

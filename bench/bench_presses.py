@@ -1,4 +1,4 @@
-"""Bench: button presses per deal over the deal mix (shared/bench/deal-mix.json), through the real UI.
+"""Bench: button presses per deal over the deal mix (bench/deal-mix.json), through the real UI.
 
 Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy]
       --mpy also runs the same player on the MicroPython unix port
@@ -30,7 +30,7 @@ anyway, or unfinished. Tries are never flushed: Table.drop() forgets them,
 as a chord's take-back does, and they draw from their own random numbers,
 so the deals and presses counted are those of a run without them.
 
-Counting (shared/bench/README.md): every button event handed to Ui.handle is
+Counting (bench/README.md): every button event handed to Ui.handle is
 one press, a long press too. A deal's presses are its entry; a redeal counts as
 a deal (long OK, the reason, OK); a penalty (long NEXT, the offence, the
 offender's side button) and an undo (one wrong answer in an entry, then long
@@ -61,7 +61,6 @@ if not MPY:
 from nakk import buttons as K  # noqa: E402
 from nakk import rules as _rules  # noqa: E402
 from nakk import ui as U  # noqa: E402
-from nakk import words as W  # noqa: E402
 from nakk.event import SIDES  # noqa: E402
 from nakk.table import Table  # noqa: E402
 
@@ -420,7 +419,7 @@ class Player:
         text = None
         for r in rules.redeal_reasons:
             if r[0] == reason:
-                text = W.REDEAL[ui.lang] + r[1 + ui.lang]
+                text = rules.redeal_word[ui.lang] + ": " + r[1 + ui.lang]
         self.move(list(ui.items).index(text))
         assert self.press(OK_S)
         return self.presses - p0
@@ -430,9 +429,8 @@ class Player:
         p0 = self.presses
         self.press(NEXT_L)
         assert ui.mode == U.PENALTY
-        for o in ui.table.match.rules.offences:
-            if o[0] == offence:
-                self.move(list(ui.items).index((o[1], o[2])))
+        # the offence's first row (cards shown: 2 cards, the event's default)
+        self.move([c[0] for c in ui.chosen].index(offence))
         assert self.side(by)
         return self.presses - p0
 
@@ -844,20 +842,9 @@ def main(argv):
             raise SystemExit(__doc__)
         i += 1
     here = os.path.dirname(os.path.abspath(__file__))
-    path = None
-    # the shared mix: bench/deal-mix.json, or shared/bench/deal-mix.json in a folder above the
-    # checkout (a git worktree sits a level deeper than the main checkout)
-    cands = [os.path.join(here, "deal-mix.json")]
-    up = here
-    for _ in range(4):
-        up = os.path.dirname(up)
-        cands.append(os.path.join(up, "shared", "bench", "deal-mix.json"))
-    for p in cands:
-        if os.path.exists(p):
-            path = os.path.abspath(p)
-            break
-    if path is None:
-        raise SystemExit("bench_presses: deal-mix.json not found")
+    path = os.path.join(here, "deal-mix.json")
+    if not os.path.exists(path):
+        raise SystemExit("bench_presses: %s not found" % path)
     allm = mixes(load_mix(path))
     t0 = time.time()
     results = {}

@@ -41,15 +41,9 @@ def _launch():
         exe = shutil.which("micropython")
     if not exe:
         sys.exit("bench_ui: the MicroPython unix port (micropython) is not installed")
-    mix = None
-    for p in (os.path.join(root, "..", "shared", "bench", "deal-mix.json"),
-              os.path.join(root, "..", "..", "shared", "bench", "deal-mix.json"),   # from a git worktree
-              os.path.join(here, "deal-mix.json")):
-        if os.path.exists(p):
-            mix = os.path.abspath(p)
-            break
-    if mix is None:
-        sys.exit("bench_ui: deal-mix.json not found")
+    mix = os.path.join(here, "deal-mix.json")
+    if not os.path.exists(mix):
+        sys.exit("bench_ui: %s not found" % mix)
     sys.path.insert(0, here)
     import mpyenv
     env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")

@@ -1,19 +1,18 @@
-"""Deterministic long matches drawn from the deal mix in shared/bench/deal-mix.json (CPython; for benchmarks)."""
+"""Deterministic long matches drawn from the deal mix in bench/deal-mix.json (CPython; for benchmarks)."""
 import json
 import os
 import random
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MIX_PATHS = (os.path.join(ROOT, "..", "shared", "bench", "deal-mix.json"),
-             os.path.join(ROOT, "bench", "deal-mix.json"))
+MIX_PATH = os.path.join(ROOT, "bench", "deal-mix.json")   # the one copy (bench/README.md says why these weights)
 
 
 def load_mix():
-    for p in MIX_PATHS:
-        if os.path.exists(p):
-            with open(p) as f:
-                return json.load(f)
-    raise SystemExit("nakk bench: deal-mix.json not found (looked in %s)" % ", ".join(MIX_PATHS))
+    try:
+        with open(MIX_PATH, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise SystemExit("nakk bench: cannot read %s: %s" % (MIX_PATH, e.strerror or e))
 
 
 def _pick(rng, weights):

@@ -42,6 +42,17 @@ def run_mpy(args, stdin=None, heap=HEAP, path=(), timeout=120, cwd=None, compile
     )
 
 
+def run_box(args, heap=HEAP, timeout=120):
+    """Run MicroPython on the firmware compiled to .mpy (as the Pico and the simulator run it),
+    with tests/ beside it; the whole app at 320K does not fit when its sources are compiled on
+    the spot (README: about 340 KB at the peak). Returns the CompletedProcess (text)."""
+    from nakk_host.simulator import compiled_firmware
+    exe = micropython_path()
+    env = dict(os.environ, MICROPYPATH=":".join([compiled_firmware(), TESTS, ".frozen"]))
+    return subprocess.run([exe, "-X", "heapsize=" + heap, *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT)
+
+
 @pytest.fixture
 def mpy():
     return run_mpy

@@ -227,6 +227,24 @@ def test_parse_keys():
         ("A", False), ("OK", False), ("PREV", True), ("NEXT", True), ("NEXT", False), ("OK", True)]
     with pytest.raises(S.KeyScriptError, match="line 2"):
         S.parse_keys("A\nD")
+    assert S.parse_keys("a+b A+B+C b+c") == [("A+B", False), ("A+B+C", False), ("B+C", False)]
+    for bad in ("A+A", "A+OK", "A+", "+B"):
+        with pytest.raises(S.KeyScriptError, match="unknown key"):
+            S.parse_keys(bad)
+
+
+def test_a_chord_in_a_key_script_reaches_the_box_as_one(tmp_path):
+    # two side buttons in the same ms: the box takes back the first and enters nothing
+    image = str(tmp_path / "flash.img")
+    with S.Simulator(image) as sim:
+        S.play(sim, S.parse_keys("OK OK OK OK"))
+        before = sim.info()["handled"]
+        S.play(sim, S.parse_keys("A+B"))
+        assert sim.info()["handled"] == before + 2    # both buttons' presses, handled
+        assert len(S.dump_events(image)) == 1         # and nothing saved: the setup alone
+        S.play(sim, S.parse_keys("A"))            # then one side: a deal ("Trump · võit")
+    lines = S.dump_events(image)
+    assert [json.loads(x)["type"] for x in lines] == ["setup", "deal"]
 
 
 @pytest.mark.parametrize("ruleset", ["saare-2020", "schmier"])
@@ -329,7 +347,7 @@ def test_interactive_sim_on_a_terminal(tmp_path):
                     break
 
     try:
-        read_until(b"nakk sync finds it")
+        read_until(b"registered for nakk sync")
         for k in b"kkkk":                      # OK x4: a new match
             os.write(master, bytes([k]))
         os.write(master, b"\x1b[C")            # -> NEXT: "Ruutu · võit"

@@ -83,8 +83,8 @@ def test_the_toy_game_names_its_entries_in_its_own_words(tikk):
     env = {}
     exec(PLAY, env)
     env["press"](ui, "LPREV")                         # the undo question names the entry
-    assert ui.detail == "#2 jagu: 2 A"
-    assert tikk.describe(ui.table.event(2), 1, ui.deal.steps) == "#2 deal: 2 A"
+    assert ui.detail == "Voor 1: 2 A"                 # the game's own counter word, the deal's number
+    assert tikk.describe(ui.table.event(2), 1, ui.deal.steps, 1) == "Round 1: 2 A"
 
 
 def test_the_toy_game_is_drawn_by_the_renderer_on_micropython():

@@ -79,7 +79,7 @@ def box(on_lang=None, table=None):
 
 START = {"saare-2020": "OK OK OK OK",          # the game, table 1, round 1, A1 shuffles first
          "saare-classic": "NEXT OK OK OK OK",
-         "sasku": "NEXT NEXT OK OK OK OK OK",  # ... room 1 as well
+         "sasku": "NEXT NEXT OK OK OK OK OK OK",  # ... room 1 and 8 boards as well
          "schmier": "PREV OK OK OK OK"}        # the list wraps: PREV from the first is the last
 
 
@@ -135,7 +135,7 @@ MATCHES = {
     "saare-classic": (
         "NEXT A "            # ruutu made and won by A: 4
         "OK PREV B "         # suit, "Jänn (kaotas)" with B's button: A made it, B won with jänn: 2 + 2 + 2
-        "LNEXT NEXT NEXT B " # penalty: shuffling by B, 2 to A
+        "LNEXT PREV PREV B " # penalty: shuffling by B, 2 to A (the list wraps: second from its end)
         "NEXT OK NEXT NEXT B "  # ruutu, "Karvane" (the maker's) with B's button: 4 + 2, a mark
         "NEXT A NEXT A A "
         "A B",
@@ -225,7 +225,7 @@ def test_the_maker_is_on_screen_before_the_deal_is_saved():
     pairs = (
         ("A", "OK A", ("suit", "A", "win", "A"), ("suit", "B", "win", "A")),
         ("OK NEXT A", "OK PREV A", ("suit", "A", "jann", "A"), ("suit", "B", "jann", "A")),
-        ("OK NEXT NEXT A", "OK NEXT NEXT NEXT A", ("suit", "A", "karvane", "A"), ("suit", "B", "karvane", "A")),
+        ("OK NEXT NEXT A", "OK PREV PREV A", ("suit", "A", "karvane", "A"), ("suit", "B", "karvane", "A")),
         ("NEXT B", "NEXT OK B", ("ruutu", "B", "win", "B"), ("ruutu", "A", "win", "B")),
     )
     for made, lost, want_made, want_lost in pairs:
@@ -256,7 +256,7 @@ def test_undo_needs_long_prev_and_ok():
     play(ui, "LPREV")                                # long PREV alone asks, saves nothing
     nothing_saved(ui, before, U.UNDO)
     assert ui.items == (W.CONFIRM, W.BACK) and ui.cursor == 0
-    assert ui.detail == "#2 Trump: A tegi ja võitis"    # the entry in the players' words
+    assert ui.detail == "Mäng 1: Trump, A tegi ja võitis"   # the entry in the players' words, by the header's number
     play(ui, "LPREV")                                # any long press backs out
     nothing_saved(ui, before, U.ENTRY)
     for backout in ("NEXT OK", "PREV OK", "LPREV", "LOK", "LNEXT"):
@@ -339,7 +339,7 @@ def test_redeal_via_the_menu():
     ui = started("saare-2020")
     play(ui, "LOK")
     assert ui.mode == U.MENU
-    assert ui.word(ui.items[0]) == "Uus jagamine: Vale jagamine"
+    assert ui.word(ui.items[0]) == "Uus töö: Vale jagamine"     # "tuleb uus töö" (the Saare texts)
     assert play(ui, "NEXT OK") == 1                  # the second reason
     ev = saved(ui)[-1]
     assert (ev["type"], ev["reason"]) == ("redeal", "no-picture")
@@ -496,10 +496,10 @@ def test_start_screen_long_prev_steps_back_and_side_buttons_ask_for_ok():
     assert ui.word(ui.title) == "Laud" and ui.cursor == 1
     play(ui, "A")
     assert ui.mode == U.START and ui.msg == W.PRESS_OK
-    play(ui, "OK OK OK OK")
+    play(ui, "OK OK OK OK OK")
     assert ui.mode == U.ENTRY
     s = ui.table.match.setup
-    assert (s["ruleset"], s["table"], s["round"], s["room"]) == ("sasku", 2, 1, 1)
+    assert (s["ruleset"], s["table"], s["round"], s["room"], s["boards"]) == ("sasku", 2, 1, 1, [1, 8])
 
 
 # ---------------------------------------------------------------- language
@@ -538,7 +538,7 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
     assert ui.items[ui.cursor] == ("Kaks vale jagamist", "Misdealt twice")
     play(ui, "B")
     nothing_saved(ui, before, U.PENALTY)
-    assert ui.msg == W.REFUSED and "A" in ui.msg2 and "by" in ui.msg2
+    assert ui.msg == W.refusal("by") == ("See pool ei saa", "Not this side") and ui.msg2 == ""
     assert play(ui, "A") == 1                        # the dealer's pair: saved
     assert saved(ui)[-1]["offence"] == "misdeal-twice"
 
@@ -548,7 +548,7 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
     before = state(ui)
     play(ui, "LOK NEXT OK")                          # no redeal for want of a picture in a replay
     nothing_saved(ui, before)
-    assert ui.msg == W.REFUSED and "reason" in ui.msg2
+    assert ui.msg == W.refusal("reason") and ui.msg2 == ""
     assert ui.table.match.st.redeals == 0
 
 

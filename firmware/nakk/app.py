@@ -35,6 +35,7 @@ from nakk import words as W
 from nakk.buttons import PRESS, Buttons, at, kind, span
 from nakk.event import EventError, parse
 from nakk.journal import Journal
+from nakk.match import Match
 from nakk.render import Screen
 from nakk.settings import Settings
 from nakk.table import Table
@@ -58,8 +59,13 @@ class App:
         self.board = board
         font.warm()
         root = board.mount()
-        self.journal = Journal(root)
-        self.table = Table(self.journal)
+        broken = None
+        try:
+            self.journal = Journal(root)
+        except Exception as e:   # a journal of a newer format, unreadable flash: start, say so, write nothing
+            self.journal = None
+            broken = str(e) or type(e).__name__
+        self.table = Table(self.journal, broken=broken)
         self.assignment_path = root + "/assignment.json"
         self.table.resume()
         self.settings = Settings(board.settings)
@@ -80,8 +86,26 @@ class App:
         self.handled = 0       # button events handled since boot
         self.fault = None      # text of a task that died
         self._assigned = self.ui.assignment is not None
-        if self.journal.damaged:
-            self.ui.say(W.SAVEFAIL, "journal")
+        self._say_bad_assignment()
+        self._say_damage(broken)
+
+    def _say_bad_assignment(self):
+        if self.assignment_error is not None:
+            self.ui.say(("Kohtuniku määrang vigane", "Judge's assignment invalid"), self.assignment_error)
+
+    def _say_damage(self, broken):
+        """At boot: which match on flash is damaged, in the players' words (they call the judge,
+        whose tool reads what is left); the records stay as they are."""
+        bad = self.table.damaged
+        n = bad[0] if bad is not None else None
+        if n is None and self.journal is not None and self.journal.damaged:
+            n = min(self.journal.damaged)
+        if n is not None:
+            self.ui.say(("Mäng %d: kahjustatud, kutsu kohtunik" % n, "Match %d: damaged, call the judge" % n),
+                        bad[1] if bad is not None else "")
+        elif bad is not None or broken is not None:
+            self.ui.say(("Mälu kahjustatud, kutsu kohtunik", "Flash damaged, call the judge"),
+                        broken or bad[1])
 
     # ------------------------------------------------------------ settings
     def _save_settings(self, _value=None):
@@ -94,12 +118,21 @@ class App:
             self.beep(_BEEP_BAD)
 
     def _assignment(self):
+        """The judge's assignment beside the journal, if it would start a match; else None (a
+        damaged or wrong file is left as it is: the judge's tool writes it again)."""
+        self.assignment_error = None
         raw = _read(self.assignment_path)
         if not raw:
             return None
         try:
             a = parse(raw)
-        except EventError:
+            ev = dict(a)
+            ev["type"] = "setup"
+            ev["seq"] = 1
+            ev["v"] = 1
+            Match().apply(ev)     # checked as Table.start will check it, so the screen can show it
+        except EventError as e:
+            self.assignment_error = str(e)
             return None
         return a
 
@@ -147,7 +180,8 @@ class App:
             return
         if not self.table.flush():
             ui.resync()
-            ui.say(W.SAVEFAIL, self.table.error or "")
+            # a full flash refuses the entry in words the players act on (sync with the judge)
+            ui.say(W.FULL if self.table.full else W.SAVEFAIL, self.table.error or "")
             self.beep(_BEEP_BAD)
         else:
             self.beep(_BEEP_SAVED)
@@ -247,6 +281,7 @@ class App:
         a = self._assignment()
         self._assigned = a is not None
         self.ui.offer(a)
+        self._say_bad_assignment()
         self.frame()
 
     def ask(self, words, on_answer, timeout_ms=U.ASK_MS):

@@ -161,6 +161,9 @@ class DealEntry:
                     for c in s["choices"]:
                         if c["value"] == v:
                             return c.get("name", c["label"])
+                    c = s.get("ok")
+                    if c is not None and c["value"] == v:
+                        return c.get("name", c["label"])      # the step's own OK answer (a pokk)
         return stp["label"]
 
     def fields(self):
@@ -194,7 +197,8 @@ class DealEntry:
             if self.left() <= 0:
                 self.step += 1
             return
-        a[stp["key"]] = c["value"]
+        if not c.get("omit"):              # a sohk names its offender and no result
+            a[stp["key"]] = c["value"]
         if side is not None:
             a[c["side"]] = SIDES[side]
             also = c.get("also")

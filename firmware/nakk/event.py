@@ -66,8 +66,46 @@ class _Bad(Exception):
     pass
 
 
+_line = b""  # the line being checked, so that _fail can tell bad UTF-8 from bad JSON
+
+
 def _fail(pos, why):
+    # a byte >= 0x80 where JSON wanted something else may be the start of text
+    # that is not UTF-8 at all (Latin-1, UTF-16, a binary file): say that instead
+    b = _line
+    if pos < len(b) and b[pos] >= 0x80 and _utf8_len(b, pos, len(b)) == 0:
+        _not_utf8(b, pos)
     raise EventError("", "invalid JSON at column %d: %s" % (pos + 1, why))
+
+
+def _not_utf8(b, pos):
+    raise EventError("", "not UTF-8 text (byte 0x%02X at column %d)" % (b[pos], pos + 1))
+
+
+def _utf8_len(b, i, n):
+    """The length of the UTF-8 sequence whose lead byte (>= 0x80) is b[i], or 0 if it is not valid UTF-8.
+
+    Strict as RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF
+    (CPython's decoder refuses those, and json.loads would raise on them)."""
+    c = b[i]
+    if 0xC2 <= c <= 0xDF:
+        extra, lo, hi = 1, 0x80, 0xBF
+    elif 0xE0 <= c <= 0xEF:
+        extra = 2
+        lo = 0xA0 if c == 0xE0 else 0x80
+        hi = 0x9F if c == 0xED else 0xBF
+    elif 0xF0 <= c <= 0xF4:
+        extra = 3
+        lo = 0x90 if c == 0xF0 else 0x80
+        hi = 0x8F if c == 0xF4 else 0xBF
+    else:
+        return 0
+    if i + extra >= n or not lo <= b[i + 1] <= hi:
+        return 0
+    for k in range(i + 2, i + 1 + extra):
+        if b[k] & 0xC0 != 0x80:
+            return 0
+    return 1 + extra
 
 
 def _skip_ws(b, i, n):
@@ -153,13 +191,10 @@ def _check_string(b, i, n):
         elif c < 0x80:
             i += 1
         else:  # a UTF-8 sequence: lead byte, then continuation bytes 10xxxxxx
-            extra = 1 if 0xC2 <= c <= 0xDF else 2 if 0xE0 <= c <= 0xEF else 3 if 0xF0 <= c <= 0xF4 else 0
-            if extra == 0 or i + extra >= n:
-                _fail(i, "not valid UTF-8")
-            for k in range(i + 1, i + 1 + extra):
-                if b[k] & 0xC0 != 0x80:
-                    _fail(i, "not valid UTF-8")
-            i += 1 + extra
+            k = _utf8_len(b, i, n)
+            if k == 0:
+                _not_utf8(b, i)
+            i += k
 
 
 def _check_number(b, i, n):
@@ -196,18 +231,25 @@ def _count_keys(v):
 def parse(line):
     """Parse one event line (bytes or str) into a dict; EventError if it is not strict JSON."""
     if isinstance(line, str):
-        line = line.encode()
+        try:
+            line = line.encode()
+        except UnicodeError:  # CPython: a str holding undecodable bytes (surrogateescape)
+            raise EventError("", "not UTF-8 text")
     n = len(line)
     if n > MAX_LINE:
         raise EventError("", "line longer than %d bytes" % MAX_LINE)
-    i = _skip_ws(line, 0, n)
-    if i >= n or line[i] != 0x7B:
-        _fail(i, "an event is a JSON object")
-    global _nkeys
-    _nkeys = 0
-    end = _check_value(line, i, n, 0)
-    if _skip_ws(line, end, n) != n:
-        _fail(end, "text after the object")
+    global _nkeys, _line
+    _line = line
+    try:
+        i = _skip_ws(line, 0, n)
+        if i >= n or line[i] != 0x7B:
+            _fail(i, "an event is a JSON object")
+        _nkeys = 0
+        end = _check_value(line, i, n, 0)
+        if _skip_ws(line, end, n) != n:
+            _fail(end, "text after the object")
+    finally:
+        _line = b""  # keep no reference to the caller's buffer
     out = json.loads(line)
     if _count_keys(out) != _nkeys:
         raise EventError("", "invalid JSON: a duplicate key")
@@ -236,7 +278,7 @@ def encode(obj):
 
 
 _ebuf = None
-_HEX = b"0123456789abcdef"
+_HEXOUT = b"0123456789abcdef"  # the encoder writes lower case; the parser's _HEX takes both
 
 
 def _put(buf, n, lit):
@@ -312,7 +354,7 @@ def _u(buf, n, o):
     n = _byte(buf, n, 0x5C)
     n = _byte(buf, n, 0x75)
     for sh in (12, 8, 4, 0):
-        n = _byte(buf, n, _HEX[(o >> sh) & 15])
+        n = _byte(buf, n, _HEXOUT[(o >> sh) & 15])
     return n
 
 

@@ -54,6 +54,8 @@ _BUF = 2 * _REC_MAX
 ENOENT = 2
 EEXIST = 17
 ENOSPC = 28
+ENAMETOOLONG = 36   # what littlefs says when a full flash has no room for a new file's entry
+_FULL = (ENOSPC, ENAMETOOLONG)
 
 _MAGIC = b"nakk-journal "
 _SEALED = b"sealed "
@@ -423,10 +425,16 @@ class Journal:
         return t
 
     def matches(self):
-        """[(n, finished)] for every match on flash, by match number."""
+        """[(n, finished)] for every match on flash, by match number. A match that
+        littlefs cannot read is listed as not finished and counted in `damaged`."""
         out = []
         for n in sorted(self._tails):
-            out.append((n, self._tail(n)[2] == record.FINISHED))
+            try:
+                fin = self._tail(n)[2] == record.FINISHED
+            except OSError:
+                fin = False
+                self.damaged[n] = self.damaged.get(n, 0) + 1
+            out.append((n, fin))
         return out
 
     def finished(self, n):
@@ -477,7 +485,7 @@ class Journal:
             self._next = n + 1
             os.mkdir(self._mdir(n))
         except OSError as e:
-            if _errno(e) == ENOSPC:
+            if _errno(e) in _FULL:
                 raise JournalFull("flash full: no new match")
             raise
         self._tails[n] = [0, 0, 0, -1]
@@ -523,7 +531,7 @@ class Journal:
         except OSError as e:
             # The record may or may not be there; append after it never.
             t[1] = -1
-            if _errno(e) == ENOSPC:
+            if _errno(e) in _FULL:
                 raise JournalFull("flash full: record not saved")
             raise
         t[1] = size + len(rec)

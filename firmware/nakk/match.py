@@ -130,6 +130,7 @@ class Match:
         best = max(st.score[i] for i in others)
         leaders = [i for i in others if st.score[i] == best]
         st.winner = leaders[0] if len(leaders) == 1 else None
+        self.rules.forfeited(st, self.cfg)
 
     def _cancel(self, ev):
         target = ev["target"]
@@ -249,13 +250,20 @@ def fold(events):
 def read_lines(lines):
     """Parse and fold JSON lines; returns (match, error) where error is (line number, EventError) or None.
 
-    Blank lines are skipped. Nothing after the first invalid line is applied."""
+    Lines may be bytes (a file opened "rb": text that is not UTF-8 is then
+    reported by line and column) or str. Blank lines are skipped, and so is a
+    UTF-8 byte-order mark at the start (Notepad writes one). Nothing after the
+    first invalid line is applied."""
     m = Match()
     n = 0
     for line in lines:
         n += 1
-        if isinstance(line, (bytes, bytearray)):
-            line = line.decode()
+        if n == 1:
+            if isinstance(line, str):
+                if line[:1] == "\ufeff":
+                    line = line[1:]
+            elif line[:3] == b"\xef\xbb\xbf":
+                line = line[3:]
         if not line.strip():
             continue
         try:

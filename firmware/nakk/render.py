@@ -70,6 +70,8 @@ class Screen:
         self._foot_word = None   # the deal-entry step name on the foot now (None: something else)
         self._says = None        # what the side buttons say on the names line, last drawn, and
         self._says_gen = 0       # a count bumped whenever that changes (it signs the names line)
+        self._ok = None          # the same for what OK does, when the header says it
+        self._ok_gen = 0
         self._foot_x = 0         # where its answer box starts
         # "Segab " / "Shuffles " widths: is the shuffler hidden under the "saving" box?
         self._shuf_w = (font.width(W.SHUFFLES[0]), font.width(W.SHUFFLES[1]))
@@ -146,6 +148,11 @@ class Screen:
                 self._says = says         # another form's words: a new generation (no id(), no allocation)
                 self._says_gen = (self._says_gen + 1) & 0xFF
             names = _mix(names, self._says_gen)
+            ok = self._ok_head(ui)
+            if ok is not self._ok:
+                self._ok = ok             # the header's "OK: ..." changed: a new generation
+                self._ok_gen = (self._ok_gen + 1) & 0xFF
+            head = _mix(head, self._ok_gen)
             for i in range(m.st.sides if m is not None and m.st is not None else 0):
                 names = _mix(_mix(names, ui.tally(i) + 1), ui.rest_left(i) + 1)
         score = base
@@ -155,9 +162,10 @@ class Screen:
             head = _mix(head, 1 if st.over else 0)
             score = self._score_sig(score, m)
             names = _mix(names, 1 if st.over else 0)
-            if st.over:
-                for i in range(st.sides):
-                    names = _mix(names, st.bonus[i] & 0xFF)
+            for i in range(st.sides):
+                names = _mix(_mix(names, st.bonus[i] & 0xFF), st.marks[i])
+            if mode == U.ENTRY and ui.banner is not None:
+                names = _mix(names, hash(ui.banner) & 0xFFFF)
         mask = 0
         if head != sig[0]:
             sig[0] = head
@@ -210,13 +218,25 @@ class Screen:
         elif m is not None and m.st is not None:
             st = m.st
             x = font.text(fb, m.rules.counter_word[lang], 0, 0) + 4
-            font.text(fb, m.rules.count(st), x, 0)
+            left = x + font.text(fb, m.rules.count(st), x, 0) + 6
             if not st.over:
                 seat = W.seat_name(st.shuffler, st.sides)
                 x = 127 - font.width(seat)
                 if not saving or x - 2 - self._shuf_w[lang] < _SAVE_X:   # else all under the box
                     font.text(fb, seat, x, 0)
                     font.text(fb, W.SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
+                ok = self._ok_head(ui)
+                if ok is not None and not saving and not waiting:
+                    # a step named after an earlier answer (the game over its results) keeps
+                    # its name on the bottom line: what OK does goes here, between the
+                    # deal's number and the shuffler, when it fits
+                    word = ok[lang]
+                    right = x - 2 - self._shuf_w[lang] - 6
+                    w = font.width("OK:") + 1 + font.width(word)
+                    if w <= right - left:
+                        x = (left + right - w) // 2
+                        x += font.text(fb, "OK:", x, 0) + 1
+                        font.text(fb, word, x, 0)
         if waiting:
             # results on flash waiting for the judge: an inverse "↑n" in the middle
             fb.fill_rect(56, 0, 16, 8, 1)
@@ -230,13 +250,25 @@ class Screen:
                 fb.fill_rect(_SAVE_X, 0, _SAVE_W, 8, 1)
                 font.text(fb, W.SAVING[lang], 94, 0, 0, align=font.CENTER)
 
+    def _ok_head(self, ui):
+        """What OK does on a deal-entry step labelled with an earlier answer (its name stays on
+        the bottom line, so this goes in the header), or None."""
+        if ui.mode != U.ENTRY or ui.idle or not ui.items:
+            return None
+        d = ui.deal
+        if d.steps[d.step].get("named") is None:
+            return None
+        return ui.ok_says()
+
     def _small_score(self, m, right):
         fb = self.fb
         st = m.st
         x = right
         for i in range(st.sides - 1, -1, -1):
-            x -= font.width(st.score[i])
-            font.text(fb, st.score[i], x, 0)
+            # a finished match: its final score, end bonuses included (as its score screen said)
+            v = st.score[i] + st.bonus[i] if st.over else st.score[i]
+            x -= font.width(v)
+            font.text(fb, v, x, 0)
             if i:
                 x -= font.width(":") + 2
                 font.text(fb, ":", x + 1, 0)
@@ -246,6 +278,11 @@ class Screen:
         if m is None or m.st is None:
             return
         st = m.st
+        if ui.mode == U.ENTRY and ui.banner is not None and ui.tally(0) < 0:
+            # the ruleset's line about this deal (a pokk replay, the bid) over the names:
+            # the columns still say whose score is whose (a tally's counts go before it)
+            font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W, keep=False)
+            return
         n = st.sides
         sides = m.setup["sides"]
         col = _W // n
@@ -257,6 +294,17 @@ class Screen:
         for i in range(n):
             cx = col * i + col // 2
             name = sides[i].get("name", sides[i]["id"])
+            # what the side's marks bring it at the end (Saare mäng: karvane +1 each) while
+            # the match is played; the end bonuses it got, once it is over
+            bonus = st.bonus[i] if st.over else m.rules.mark_bonus(st, m.cfg, i)
+            end = col * (i + 1) - 1            # the column's right edge
+            if bonus and (says is not None or ui.tally(i) >= 0):
+                # beside what the button says: "+n" at the column's edge, the words before it
+                end -= font.width(bonus)
+                font.text(fb, bonus, end, 8)
+                end -= font.width("+") + 1
+                font.text(fb, "+", end, 8)
+                end -= 3
             t = ui.tally(i) if ui.mode == U.ENTRY and not ui.idle else -1
             if t >= 0:
                 # a tally: each team's count beside its name ("A 2"), and beside the
@@ -275,15 +323,15 @@ class Screen:
             elif says is not None:
                 # what this side's button does now: "A: tegi, võitis"
                 w = font.width(name) + 1 + font.width(":") + 4 + font.width(says)
-                x = cx - w // 2 if w <= col - 2 else col * i + 1
+                x = cx - w // 2 if cx + (w + 1) // 2 <= end else col * i + 1
                 x += font.text(fb, name, x, 8, max_w=col // 2) + 1
                 x += font.text(fb, ":", x, 8) + 4
-                font.text(fb, says, x, 8, max_w=col * (i + 1) - 1 - x)
+                font.text(fb, says, x, 8, max_w=end - x)
             else:
-                font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2)
-            if st.over and st.bonus[i]:
-                font.text(fb, "+", cx + 20, 8)
-                font.text(fb, st.bonus[i], cx + 26, 8)
+                font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2 if not bonus else col - 14)
+                if bonus:
+                    font.text(fb, "+", cx + 20, 8)
+                    font.text(fb, bonus, cx + 26, 8)
 
     def _score(self, ui, m):
         fb = self.fb
@@ -293,7 +341,7 @@ class Screen:
         st = m.st
         n = st.sides
         col = _W // n
-        room = col - 4           # a score keeps 2 px clear of its column's edges
+        room = col - 8           # a score keeps 4 px clear of its column's edges (and the dividers)
         final = st.over
         for i in range(n):
             cx = col * i + col // 2
@@ -306,11 +354,6 @@ class Screen:
                 font.text(fb, v, cx, 27, align=font.CENTER, scale=2)
             else:
                 font.text(fb, v, cx, 30, align=font.CENTER)
-            if st.marks[i]:
-                # karvane marks under the score
-                x = cx - st.marks[i] * 3
-                for k in range(st.marks[i]):
-                    fb.fill_rect(x + 6 * k, 52, 4, 3, 1)
         # dividers between the sides' columns
         for i in range(1, n):
             fb.vline(col * i, 17, 34, 1)
@@ -372,8 +415,9 @@ class Screen:
             self._stuck(ui)
             return
         if mode == U.ENTRY and ui.msg is None and not ui.idle:
-            # left of the answer: what OK does on it ("OK: muu"), else the step's name
-            ok = ui.ok_says()
+            # left of the answer: what OK does on it ("OK: muu"), else the step's name (a step
+            # named after an earlier answer keeps it: "Ruutu" over its results; its OK goes up)
+            ok = ui.ok_says() if self._ok_head(ui) is None else None
             word = ui.word(ok) if ok is not None else ui.word(ui.title)
             if word == self._foot_word:
                 # the same step: its name stays, the answer box is drawn over in full
@@ -406,7 +450,9 @@ class Screen:
         elif mode == U.START:
             font.text(fb, "OK \u2192", 127, 56, align=font.RIGHT)
         elif mode == U.PENALTY or mode == U.MENU:
-            font.text(fb, "\u2190 \u2192  A/B", 127, 56, align=font.RIGHT)
+            # the hint says what takes the item under the cursor: a side button, or OK
+            font.text(fb, "\u2190 \u2192  A/B" if ui.takes_side() else "\u2190 \u2192  OK", 127, 56,
+                      align=font.RIGHT)
         elif mode == U.UNDO:
             font.text(fb, "OK", 127, 56, align=font.RIGHT)
 

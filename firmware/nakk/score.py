@@ -100,10 +100,11 @@ def main(argv):
     if len(args) != 1:
         sys.stderr.write("usage: nakk score FILE|- [--json]\n")
         return 2
+    # bytes, not text: a file that is not UTF-8 is then reported by line and column
     if args[0] == "-":
-        return run(sys.stdin, as_json)
+        return run(sys.stdin.buffer, as_json)
     try:
-        f = open(args[0])
+        f = open(args[0], "rb")
     except OSError as e:
         sys.stderr.write("nakk: cannot read %s: %s\n" % (args[0], e))
         return 2

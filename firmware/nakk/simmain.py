@@ -14,7 +14,8 @@ app's own error reports go to the same stdout: they are such lines, and the
 host shows them as console output).
 
 Host -> simulator
-    K <button> <ms>   press A B C PREV OK NEXT for ms of real time, then release
+    K <button> <ms>   press A B C PREV OK NEXT for ms of real time, then release;
+                      A+B (A+C, B+C, A+B+C): those side buttons at once, a chord
     U 0|1             the box sits on a computer's USB (the rings dim) or not
     S <hex>           bytes arriving on the USB serial port
     I                 ask for counters: answered with an I line
@@ -152,10 +153,16 @@ class Control:
         words = bytes(line[:n]).split()
         cmd = words[0]
         if cmd == b"K" and len(words) == 3:
-            name = words[1].decode()
+            mask = 0
+            for name in words[1].decode().split("+"):
+                if name not in NAMES or mask & (1 << NAMES.index(name)):
+                    mask = -1
+                    break
+                mask |= 1 << NAMES.index(name)
             ms = _int(words[2])
-            if name in NAMES and 0 < ms <= _HOLD_MAX:
-                self._keys.append((NAMES.index(name), ms))
+            if mask > 0 and 0 < ms <= _HOLD_MAX and ((mask & (mask - 1)) == 0 or mask < 8):
+                # one button, or side buttons together (a chord: what the box must survive)
+                self._keys.append((mask, ms))
                 self._key_ev.set()
                 return
         elif cmd == b"U" and len(words) == 2 and words[1] in (b"0", b"1"):
@@ -172,6 +179,12 @@ class Control:
             raise Quit()
         board.text(b"E bad control line: " + bytes(line[:min(n, 60)]) + b"\n")
 
+    def _down(self, mask):
+        for b in range(len(self.board.pins)):
+            if mask & (1 << b) and self.app.button_down(b):
+                return True
+        return False
+
     async def presser(self):
         ms = time.ticks_ms
         diff = time.ticks_diff
@@ -180,18 +193,24 @@ class Control:
             while not self._keys:
                 self._key_ev.clear()
                 await self._key_ev.wait()
-            b, hold = self._keys.pop(0)
+            mask, hold = self._keys.pop(0)
             before = app.handled
-            pin = self.board.pins[b]
-            pin.press()
+            pins = self.board.pins
+            n = 0
+            for b in range(len(pins)):
+                if mask & (1 << b):
+                    pins[b].press()        # a chord: every button of it down in the same ms
+                    n += 1
             await asyncio.sleep_ms(hold)
-            pin.release()
+            for b in range(len(pins)):
+                if mask & (1 << b):
+                    pins[b].release()
             t0 = ms()
-            # Done when the app has handled the tap's event, its entry is on
-            # flash, and the driver sees the button released again (so the
-            # next tap of the same button is a new press).
+            # Done when the app has handled the press's events (one per button), its entry
+            # is on flash, and the driver sees the buttons released again (so the next
+            # tap of the same button is a new press).
             while diff(ms(), t0) < _SETTLE_MS:
-                if app.handled > before and not app.saving() and not app.button_down(b):
+                if app.handled >= before + n and not app.saving() and not self._down(mask):
                     break
                 await asyncio.sleep_ms(2)
             self.k += 1
@@ -218,7 +237,12 @@ def run(argv):
         i += 1
     board = sim.build(image=image, usb=usb)
     try:
-        board.mount()
+        try:
+            board.mount()
+        except OSError as e:
+            # no such folder, no permission: one line for the host, not a traceback
+            sys.stderr.write("nakk: cannot open the flash image %s: %s\n" % (image, e))
+            return 2
         if lang is not None:
             s = Settings(board.settings)
             s.lang = EN if lang == "en" else ET

@@ -1,4 +1,4 @@
-"""The start wizard: a new match set up by hand (game, table, round, room, first to shuffle), each with PREV/NEXT and OK.
+"""The start wizard: a new match set up by hand (game, table, round, room and boards, first to shuffle), each with PREV/NEXT and OK.
 
 The UI (nakk.ui) shows `show()`'s list and hands each OK to choose(); the
 last answer gives the setup event's fields. The judge's assignment, when
@@ -16,8 +16,10 @@ _TABLE = const(1)
 _ROUND = const(2)
 _ROOM = const(3)
 _FIRST = const(4)
+_BOARDS = const(5)
 # the numbered steps: (setup field, title, how many numbers)
-_NUMBERS = {_TABLE: ("table", W.TABLE, 99), _ROUND: ("round", W.ROUND, 99), _ROOM: ("room", W.ROOM, 2)}
+_NUMBERS = {_TABLE: ("table", W.TABLE, 99), _ROUND: ("round", W.ROUND, 99), _ROOM: ("room", W.ROOM, 2),
+            _BOARDS: ("boards", W.BOARDS, 64)}
 
 
 class StartWizard:
@@ -40,14 +42,16 @@ class StartWizard:
         self.values = {"ruleset": last if last in games else games[0],
                        "table": setup.get("table", 1) if setup is not None else 1,
                        "round": (setup.get("round", 0) + 1) if setup is not None else 1,
-                       "room": 1, "first_shuffler": 0}
+                       "room": 1, "boards": 0, "first_shuffler": 0}
         self.step = 0
 
     def _steps(self):
         r = _rules.get(self.values["ruleset"])
         steps = [_GAME, _TABLE, _ROUND]
         if r.has_boards:
+            # a match over boards: which room, and how many boards (the ruleset's default first)
             steps.append(_ROOM)
+            steps.append(_BOARDS)
         steps.append(_FIRST)
         return r, steps
 
@@ -63,6 +67,8 @@ class StartWizard:
         if s == _FIRST:
             return W.FIRST, [W.seat_name(i, r.sides) for i in range(r.seats)], v["first_shuffler"]
         key, title, n = _NUMBERS[s]
+        if s == _BOARDS and not v["boards"]:
+            v["boards"] = r.config(None).get("boards", 1)
         return title, range(1, n + 1), min(v[key], n) - 1   # the font draws ints
 
     def choose(self, cursor):
@@ -73,6 +79,7 @@ class StartWizard:
         if s == _GAME:
             v["ruleset"] = self.games()[cursor]
             v["first_shuffler"] = 0
+            v["boards"] = 0
             r, steps = self._steps()
         elif s == _FIRST:
             v["first_shuffler"] = cursor
@@ -86,6 +93,7 @@ class StartWizard:
                  "sides": [{"id": SIDES[i], "name": SIDES[i]} for i in range(r.sides)]}
         if r.has_boards:
             setup["room"] = v["room"]
+            setup["boards"] = [1, v["boards"]]
         return setup
 
     def back(self):

@@ -9,24 +9,29 @@ flash erase stalls the RP2040 for tens of ms (docs/latency.md).
 
 from nakk import rules as _rules
 from nakk.event import FORMAT_VERSION, EventError, encode, parse
-from nakk.journal import JournalFull
+from nakk.journal import JournalError, JournalFull
 from nakk.match import Match
 
 _RECENT = 8     # entries kept in RAM (as bytes) so an undo can name its target without reading flash
 
 
 class Table:
-    def __init__(self, journal=None, keep=False):
-        """journal: a nakk.journal.Journal, or None to keep the events in `saved` (bytes)."""
+    def __init__(self, journal=None, keep=False, broken=None):
+        """journal: a nakk.journal.Journal, or None to keep the events in `saved` (bytes);
+        broken: why there is no usable journal (then every entry is refused with it)."""
         self.journal = journal
+        self.broken = broken
         self.keep = keep or journal is None
         self.saved = []            # canonical bytes of every event saved (keep=True only)
         self.n = None              # match number in the journal
         self.match = None          # nakk.match.Match, or None before the first setup
         self.pending = None        # the event (dict) applied but not yet on flash
         self.error = None          # what went wrong with the last flush (text), or None
+        self.full = False          # the last flush failed because the flash is full
         self.recent = []           # (seq, bytes) of the last entries saved: what an undo names
+        self.damaged = None        # (match number, why) of the latest match when it cannot be folded back
         self._pending_seq = 0
+        self._wrong_starts = {}    # match number -> whether it is a start abandoned unplayed (read once)
 
     # ------------------------------------------------------------ reading back
     def _history(self):
@@ -36,26 +41,48 @@ class Table:
         return (parse(r) for r in self.saved)
 
     def resume(self):
-        """Fold the latest match on flash back in; True if there was one."""
+        """Fold the latest match on flash back in; True if there was one. Never raises:
+        a match that cannot be folded back (a record lost to a flipped bit, one of a newer
+        format, a setup the rules refuse, an unknown ruleset) is left on flash as it is,
+        named in `damaged`, and the box starts with no match in play."""
         if self.journal is None:
             return False
-        ms = self.journal.matches()
-        if not ms:
+        try:
+            ms = self.journal.matches()
+            if not ms:
+                return False
+            self.n = ms[-1][0]
+        except (OSError, JournalError) as e:
+            self._lost(None, e)
             return False
-        self.n = ms[-1][0]
         self._refold()
         return self.match is not None and self.match.setup is not None
 
     def _refold(self):
+        """Fold the match in play again from what is saved (never raises: see resume)."""
         if self.journal is None:
             m = Match()
             for r in self.saved:
                 m.apply(parse(r))
-        else:
+            self.match = m if m.setup is not None else None
+            return
+        try:
             m = Match(self._history)
             for r in self.journal.records(self.n):
                 m.apply(parse(r))
+        except Exception as e:   # whatever is on flash, the box must start: say what, keep the records
+            self._lost(self.n, e)
+            return
         self.match = m if m.setup is not None else None
+
+    def _lost(self, n, e):
+        # The match cannot go on: no entry may follow a record that is not folded
+        # (its seq would clash with what is on flash). Its records stay for the judge.
+        self.damaged = (n, str(e) or type(e).__name__)
+        self.match = None
+        self.n = None
+        self.pending = None
+        self.recent = []
 
     def reload(self):
         """The journal changed under the table (the judge's ack compacted a finished match
@@ -84,14 +111,37 @@ class Table:
         self._refold()
 
     def waiting(self):
-        """Finished matches on flash that the judge has not acknowledged yet."""
+        """Results on flash that the judge has not acknowledged yet: finished matches (locked:
+        every side answered, or closed), a start abandoned before anything was played excepted
+        (there is nothing in it to judge; it stays on flash for the judge's tool all the same)."""
         if self.journal is None:
             return 0
         k = 0
         for n, fin in self.journal.matches():
-            if fin:
+            if fin and not self._wrong_start(n):
                 k += 1
         return k
+
+    def _wrong_start(self, n):
+        """Whether finished match n is a setup closed at once (the menu's "wrong start")."""
+        known = self._wrong_starts.get(n)
+        if known is not None:
+            return known
+        wrong = False
+        i = 0
+        try:
+            for r in self.journal.records(n):
+                i += 1
+                if i == 2:
+                    wrong = parse(r).get("type") == "close"
+                elif i > 2:
+                    wrong = False
+                    break
+        except Exception:       # unreadable: count it (the judge looks at it)
+            wrong = False
+        if n != self.n:
+            self._wrong_starts[n] = wrong     # a match not in play no longer changes
+        return wrong
 
     def event(self, seq):
         """The event with this seq (from the recent entries, else read back from flash), or None."""
@@ -107,6 +157,8 @@ class Table:
     def start(self, setup):
         """A new match from the setup fields: True, or False when the flash is too low for
         another match (error says so; sync first). EventError when the setup is invalid."""
+        if self.broken:
+            raise EventError("", "the flash cannot be written: " + self.broken)
         self.flush()
         ev = dict(setup)
         ev["type"] = "setup"
@@ -161,10 +213,14 @@ class Table:
             self._remember(data)
             return True
         try:
-            self.journal.append(self.n, data, finished=self.match.st.over)
-        except OSError as e:
-            # Not on flash: the score must not show it. Fold again from what is saved.
+            # finished on flash = a result waiting for the judge: locked (every side answered,
+            # or closed), not merely over (the players still confirm or dispute it)
+            self.journal.append(self.n, data, finished=self.match.locked())
+        except (OSError, JournalError) as e:
+            # Not on flash (a full flash is JournalFull): the score must not show it, and the
+            # next entry must take this one's seq. Fold again from what is saved.
             self.error = "flash: %s" % (e,)
+            self.full = isinstance(e, JournalFull)
             if self.keep:
                 self.saved.pop()
             self._refold()

@@ -12,7 +12,7 @@ from nakk.rules.sasku import SASKU
 
 
 def team_match(room_a, room_b):
-    """Join two rooms of a Sasku team match, deal by deal (sasku-tournament.md §5, §7).
+    """Join two rooms of a Sasku team match, deal by deal (docs/rules.md, Turniirisasku §5, §7).
 
     room_a, room_b: each a list of events (dicts) of one room, as the boxes
     journaled them. Returns a dict: teams, per-board lines, totals, winner

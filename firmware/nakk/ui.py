@@ -35,8 +35,9 @@ What render (and the app) read of a Ui -- its surface, nothing else:
   title, detail, items, cursor   the list on screen (or the step being entered)
   table           the table: table.match, table.n (read only)
   deal.steps      the deal form in use (its labels are drawn once, early)
-  word(w), choice_text(), says(), ok_says(), tally(side), rest_left(side)   (the deal entry: what the
-                  next press does)
+  banner          a line about the deal being entered (the ruleset's: a pokk replay, the bid), or None
+  word(w), choice_text(), takes_side()
+  says(), ok_says(), tally(side), rest_left(side)   the deal entry: what the next press does
   sound, assignment   the beep setting, the judge's assignment (or None)
 """
 
@@ -107,6 +108,7 @@ class Ui:
         self.items = ()
         self.cursor = 0
         self.deal = DealEntry()    # the deal being entered
+        self.banner = None         # the ruleset's line about it (made when the entry moves a step)
         self.wizard = StartWizard(max_sides)
         self.chosen = None         # START: None on the judge's assignment, else the wizard's;
         #                            MENU: each item's action; PENALTY: each item's offence id
@@ -139,6 +141,8 @@ class Ui:
             self.mode = ENTRY
             self.deal.begin(m)
             self._show_step(0)
+        if self.mode != ENTRY:
+            self.banner = None
         self.version += 1
 
     def _list(self, title, items, cursor=0):
@@ -156,6 +160,21 @@ class Ui:
     def word(self, w):
         """The on-screen text of w in the players' language."""
         return W.text(w, self.lang)
+
+    def takes_side(self):
+        """Whether the item under the cursor of a list is answered with a side button (else OK)."""
+        if self.mode == PENALTY:
+            return True
+        if self.mode == MENU and self.chosen:
+            return self.chosen[self.cursor][0] == menus.FORFEIT
+        return False
+
+    def _set_banner(self):
+        m = self.table.match
+        b = None
+        if self.mode == ENTRY and m is not None and m.st is not None:
+            b = m.rules.banner(m.st, self.deal.answers, self.lang)
+        self.banner = b
 
     def choice_text(self):
         """The answer under the cursor, as text."""
@@ -317,6 +336,7 @@ class Ui:
         (seq, self.mode, self.cursor, self.items, self.title, self.detail,
          self.chosen, self._undo_target, step, answers, choices, fixed, steps, done) = s
         self.deal.put(step, answers, choices, fixed, steps, done)
+        self._set_banner()
         self.version += 1
 
     def _dispatch(self, k, b):
@@ -358,7 +378,8 @@ class Ui:
         try:
             self.table.submit(fields)
         except EventError as e:
-            return self._refuse(W.REFUSED, _error_text(e))
+            # a short sentence on the box; the rules' detailed reason is the judge's
+            return self._refuse(W.refusal(e.field))
         self.resync()
         return _SUBMITTED
 
@@ -368,6 +389,7 @@ class Ui:
         deal = self.deal
         if deal.show():
             self._list(deal.label, deal.labels, cursor)
+            self._set_banner()
             return _MOVED
         r = self._submit(self.deal.fields())
         if r[0] != SUBMITTED:
@@ -380,6 +402,7 @@ class Ui:
         cur = deal.back()
         if cur >= 0:
             self._list(deal.label, deal.labels, cur)
+            self._set_banner()
 
     def _entry_event(self, k, b):
         if self._move(k, b):
@@ -502,11 +525,29 @@ class Ui:
             side = self._side(b)
             if side is None:
                 return self._refuse(W.NOSIDE)
-            return self._submit({"type": "penalty", "offence": self.chosen[self.cursor], "by": SIDES[side]})
+            offence, field, value = self.chosen[self.cursor]
+            if field == menus.DEAL:
+                return self._deal_offence(offence, side)
+            ev = {"type": "penalty", "offence": offence, "by": SIDES[side]}
+            if field is not None:
+                ev[field] = value
+            return self._submit(ev)
         if k == K.SHORT and b == K.OK:
             return self._refuse(W.SIDE)
         if k == K.LONG and b == K.PREV:
             self._back_to_entry()
+        return _MOVED
+
+    def _deal_offence(self, offence, side):
+        """An offence judged inside the deal being entered (the ruleset's deal_offences): back
+        to the entry, the offence and its offender in the deal's answers (and on the banner);
+        the deal is saved with them when its result is entered."""
+        self._back_to_entry()
+        if self.mode != ENTRY:
+            return self._refuse(W.REFUSED)
+        self.deal.answers["offence"] = offence
+        self.deal.answers["offender"] = SIDES[side]
+        self._set_banner()
         return _MOVED
 
     # ------------------------------------------------------------ undo
@@ -522,7 +563,8 @@ class Ui:
             self.detail = "#%d" % self._undo_target
         else:
             # the entry in the players' words (the ruleset's), labelled from the deal form
-            self.detail = m.rules.describe(ev, self.lang, self.deal.steps or m.rules.form(m.st, m.cfg)[1])
+            self.detail = m.rules.describe(ev, self.lang, self.deal.steps or m.rules.form(m.st, m.cfg)[1],
+                                           m.rules.number(m.st, ev))
         return _MOVED
 
     def _undo_event(self, k, b):
@@ -615,12 +657,8 @@ class Ui:
             if not self.table.start(setup):
                 return self._refuse(W.FULL)      # the flash is low: sync first
         except EventError as e:
-            return self._refuse(W.REFUSED, _error_text(e))
+            return self._refuse(W.refusal(e.field))
         self.assignment = None
         self.resync()
         return _SUBMITTED
 
-
-def _error_text(e):
-    """The rules' reason (English: the rules speak the judge's language), with the field."""
-    return "%s: %s" % (e.field, e.reason) if e.field else e.reason

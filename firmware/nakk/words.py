@@ -23,8 +23,7 @@ UNDONE = ("Tühistatud", "Undone")
 NOTHING = ("Pole midagi tühistada", "Nothing to undo")
 MENU = ("Menüü", "Menu")
 PENALTY = ("Karistus", "Penalty")
-NOPEN = ("Selles mängus trahve pole", "No penalties in this game")
-REDEAL = ("Uus jagamine: ", "Redeal: ")
+NOPEN = ("Selles mängus karistusi pole", "No penalties in this game")
 FORFEIT = ("Loobub (poole nupp)", "Forfeit (side button)")
 LANG = ("Keel: eesti", "Language: English")
 SOUND_ON = ("Heli: sees", "Sound: on")
@@ -39,18 +38,43 @@ JUDGE = ("Ootab kohtunikku", "Waits for the judge")
 NEW = ("Pikk OK: uus mäng", "Long OK: new match")
 FULL = ("Mälu täis: sünkrooni", "Flash full: sync first")
 SAVEFAIL = ("Salvestus ebaõnnestus", "Could not save")
-REFUSED = ("Reeglid ei luba:", "Not allowed:")
+REFUSED = ("Reeglid ei luba", "The rules do not allow it")
+# a refusal in a short sentence by the field the rules refused (their detailed English reason
+# goes to the judge's tool); a field not listed here gets REFUSED
+_REFUSALS = {
+    "game": ("See mäng ei sobi", "Not this game"),
+    "maker": ("Tegija ei sobi", "Not this maker"),
+    "contract": ("See mäng ei sobi", "Not this game"),
+    "result": ("Tulemus ei sobi", "Not this result"),
+    "winner": ("Võitja ei sobi", "Not this winner"),
+    "eyes": ("Silmad ei sobi", "The eyes do not add up"),
+    "tricks": ("Tihid ei sobi", "The tricks do not add up"),
+    "by": ("See pool ei saa", "Not this side"),
+    "offence": ("Seda karistust pole", "No such penalty here"),
+    "cards": ("Kaartide arv ei sobi", "Not this number of cards"),
+    "reason": ("See põhjus ei sobi", "Not this reason"),
+    "target": ("Tühistada ei saa", "Cannot undo that"),
+}
 ABANDON = ("Katkesta: vale algus", "Abandon: wrong start")
 NEWMATCH = ("Uus mäng", "New match")
 ASSIGN = ("Kohtuniku määrang", "Judge's assignment")
 RULES = ("Mäng", "Game")
 TABLE = ("Laud", "Table")
 ROUND = ("Voor", "Round")
-ROOM = ("Ruum", "Room")
+ROOM = ("Tuba", "Room")      # "mõlemas toas" (Turniirisasku)
+BOARDS = ("Jaotusi", "Boards")
 FIRST = ("Esimene segaja", "First to shuffle")
 SHUFFLES = ("Segab ", "Shuffles ")
 HOLD_OK = ("Hoia OK", "Hold OK")
 ERROR = ("Viga", "Error")
+
+
+def refusal(field):
+    """The box's words for an entry the rules refused at `field` (nakk.event.EventError.field)."""
+    w = _REFUSALS.get(field)
+    if w is None and field.startswith("settings"):
+        return REFUSED
+    return w if w is not None else REFUSED
 
 
 def text(w, lang):

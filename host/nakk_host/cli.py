@@ -23,10 +23,11 @@ class CommandError(Exception):
 # ---------------------------------------------------------------- score
 
 def cmd_score(args):
+    # bytes, not text: nakk.match reports text that is not UTF-8 by line and column
     if args.file == "-":
-        return score_mod.run(sys.stdin, args.json)
+        return score_mod.run(sys.stdin.buffer, args.json)
     try:
-        f = open(args.file, encoding="utf-8")
+        f = open(args.file, "rb")
     except OSError as e:
         raise CommandError("cannot read %s: %s" % (args.file, e.strerror or e), 2)
     with f:
@@ -49,7 +50,8 @@ def describe_rules(name, lang="en"):
     out = ["%s: %s (%s, %d sides, %d players, scored in %s)" % (
         r.name, r.title[li], r.family, r.sides, r.seats, r.unit[li])]
     out.append("")
-    out.append("Settings (a club that reads a sentence the other way changes one setting):")
+    out.append("Settings (a club that reads a sentence the other way changes one setting;")
+    out.append("the [references] are explained in docs/rules.md of the Nakk repository):")
     for s in r.settings:
         default = "true" if s.default is True else "false" if s.default is False else str(s.default)
         out.append("  %s = %s" % (s.key, default))
@@ -212,14 +214,24 @@ def _show_match(image, lines, m):
     _print_events(lines)
 
 
+def _check_image(image, fmt):
+    """A bad --image is the first thing to say, before keys are read or the firmware starts."""
+    from nakk_host import flashimage
+    try:
+        flashimage.check(image, fmt)
+    except flashimage.ImageError as e:
+        raise CommandError(str(e), 2)
+
+
 def cmd_sim(args):
+    _check_image(args.image, args.format)
     keys = _read_keys(args)
     if keys is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise CommandError("no terminal for the interactive simulator: give --keys or --keys-file", 2)
         return _interactive(args)
     from nakk_host import simulator as S
-    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang))
+    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang, fmt=args.format))
     try:
         _sim_errors(lambda: S.play(sim, keys))
         screen = sim.text()
@@ -238,14 +250,14 @@ def cmd_sim(args):
     return 0
 
 
-_TERM_KEYS = {"a": ("A", False), "b": ("B", False), "c": ("C", False),
+_TERM_KEYS = {"a": ("A", False), "b": ("B", False), "c": ("C", False), "x": ("A+B", False),
               "j": ("PREV", False), "k": ("OK", False), "l": ("NEXT", False),
               "J": ("PREV", True), "K": ("OK", True), "L": ("NEXT", True),
               "\r": ("OK", False), "\n": ("OK", False),
               "\x1b[D": ("PREV", False), "\x1b[C": ("NEXT", False),
               "\x1bOD": ("PREV", False), "\x1bOC": ("NEXT", False)}
 
-_HELP = ("a b c: side buttons   j k l or \u2190 Enter \u2192: PREV OK NEXT   J K L: long PREV/OK/NEXT   "
+_HELP = ("a b c: side buttons   x: A+B together   j k l or \u2190 Enter \u2192: PREV OK NEXT   J K L: long PREV/OK/NEXT   "
          "u: USB host   s: screenshot   q: quit")
 
 
@@ -272,11 +284,11 @@ def _interactive(args):
     import tty
     from nakk_host import simulator as S
     dirty = threading.Event()
-    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang, on_frame=dirty.set))
+    sim = _sim_errors(lambda: S.Simulator(args.image, lang=args.lang, on_frame=dirty.set, fmt=args.format))
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     out = sys.stdout
-    status = ["pty %s (nakk sync finds it)" % sim.tty]
+    status = ["pty %s (registered for nakk sync, which is not written yet)" % sim.tty]
     stop = threading.Event()
     lock = threading.Lock()
     shots = [0]
@@ -347,9 +359,13 @@ def add_sim(sub):
                        description="Run the real firmware on the MicroPython unix port with the simulator board: "
                        "keys for the buttons, the OLED and the rings drawn in the terminal, the flash as a LittleFS "
                        "image file (killing the simulator is a power cut), the USB serial port on a pseudo-terminal "
-                       "that `nakk sync` finds. With --keys or --keys-file it plays them, prints the final screen and "
+                       "that is registered for `nakk sync` (not written yet). With --keys or --keys-file it plays them, prints the final screen and "
                        "the match, and exits.")
-    p.add_argument("--image", default="nakk-flash.img", help="flash image file (created if missing; default: %(default)s)")
+    p.add_argument("--image", default="nakk-flash.img",
+                   help="flash image file (created if missing; an existing file must be a Nakk flash image; "
+                   "default: %(default)s)")
+    p.add_argument("--format", action="store_true",
+                   help="overwrite the --image file with an empty flash, whatever it holds")
     p.add_argument("--keys", help='key script, e.g. "OK OK OK OK A A" (A B C PREV OK NEXT; PREV:long OK:long NEXT:long or LPREV LOK LNEXT)')
     p.add_argument("--keys-file", help="key script file (# starts a comment)")
     p.add_argument("--screenshot", metavar="FILE.png", help="write a PNG of the OLED and the rings (at the end, or on `s`)")
@@ -364,14 +380,16 @@ def cmd_demo(args):
         keys = _sim_errors(lambda: S.parse_keys(f.read(), path))
     tmp = None
     image = args.image
-    if image is None:
+    if image is not None:
+        _check_image(image, args.format)
+    else:
         tmp = tempfile.mkdtemp(prefix="nakk-demo-")
         image = os.path.join(tmp, "nakk-flash.img")
     try:
         title = rules_pkg.get(args.ruleset).title[1]
         print("nakk demo: a whole %s match on the simulator, entered with %d button presses" % (title, len(keys)))
         print("(the real firmware on the MicroPython unix port; flash: %s)" % (image if tmp is None else "a fresh image"))
-        sim = _sim_errors(lambda: S.Simulator(image))
+        sim = _sim_errors(lambda: S.Simulator(image, fmt=args.format))
         try:
             print("serial port: %s" % sim.tty)
             _sim_errors(lambda: S.play(sim, keys))
@@ -408,7 +426,10 @@ def add_demo(sub):
                        "and print the final screen, the score, the winner, the number of presses and the match's "
                        "events as read back from the simulator's flash.")
     p.add_argument("--ruleset", choices=rules_pkg.NAMES, default=rules_pkg.NAMES[0], help="the game (default: %(default)s)")
-    p.add_argument("--image", help="flash image file to play on (default: a fresh temporary one)")
+    p.add_argument("--image", help="flash image file to play on (created if missing; an existing file must be "
+                   "a Nakk flash image; default: a fresh temporary one)")
+    p.add_argument("--format", action="store_true",
+                   help="overwrite the --image file with an empty flash, whatever it holds")
     p.add_argument("--screenshot", nargs="?", const="nakk-demo.png", metavar="FILE.png",
                    help="write a PNG of the final screen and rings (default name: %(const)s)")
     p.set_defaults(func=cmd_demo)
@@ -420,7 +441,8 @@ COMMANDS = (add_score, add_rules, add_sim, add_demo)
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score, simulate, sync and judge.")
+    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's settings, "
+                                "run the box on the simulator. Not yet: sync with the boxes, standings.")
     p.add_argument("--version", action="version", version="nakk " + VERSION)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -38,7 +38,7 @@ import time
 import tty
 
 from nakk.buttons import NAMES as BUTTONS   # A B C PREV OK NEXT, by index
-from nakk_host import screenshot
+from nakk_host import flashimage, screenshot
 
 CLUSTER = BUTTONS[3:]
 SHORT_MS = 60      # a tap
@@ -141,10 +141,20 @@ def micropython_env():
     return env
 
 
+def firmware_cwd():
+    """The working directory for firmware processes: the compiled tree itself.
+
+    The unix port puts its working directory first on the import path, so
+    started from a folder that holds a `nakk/` folder (the parent of a clone
+    named nakk) it would import that instead. Paths handed to the firmware
+    are made absolute first."""
+    return compiled_firmware()
+
+
 def run_firmware_module(module, args, heap=HEAP, timeout=60):
     """Run `micropython -m MODULE ARGS...` on the compiled firmware; the CompletedProcess (bytes)."""
     return subprocess.run([micropython_path(), "-X", "heapsize=" + heap, "-m", module] + list(args),
-                          env=micropython_env(), capture_output=True, timeout=timeout)
+                          env=micropython_env(), cwd=firmware_cwd(), capture_output=True, timeout=timeout)
 
 
 def dump_events(image, match=None):
@@ -219,12 +229,17 @@ class Simulator:
     """One simulated box: the firmware process, its screen and rings, its serial pty."""
 
     def __init__(self, image="nakk-flash.img", heap=HEAP, lang=None, usb=False, on_frame=None,
-                 timeout=20.0, register=True):
-        """image: the flash image file (created and formatted if missing); lang: "et"/"en" to set
-        the box's language; usb: start on the judge's USB (dimmed rings); on_frame(): called from
-        the reader thread after every screen or ring update; timeout: seconds to wait for an answer."""
+                 timeout=20.0, register=True, fmt=False):
+        """image: the flash image file (created and formatted if missing; an existing file that
+        is not a Nakk flash image is refused unless fmt=True, which overwrites it); lang: "et"/"en"
+        to set the box's language; usb: start on the judge's USB (dimmed rings); on_frame(): called
+        from the reader thread after every screen or ring update; timeout: seconds to wait for an answer."""
         if lang not in (None, "et", "en"):
             raise ValueError("lang must be et or en")
+        try:
+            flashimage.prepare(image, fmt)
+        except flashimage.ImageError as e:
+            raise SimulatorError(str(e))
         self.image = os.path.abspath(image)
         self.timeout = timeout
         self.on_frame = on_frame
@@ -262,7 +277,7 @@ class Simulator:
             # firmware cleanly, and never the firmware itself
             self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, env=micropython_env(),
-                                         start_new_session=True)
+                                         cwd=firmware_cwd(), start_new_session=True)
         except BaseException:
             self._close_fds()
             raise
@@ -479,8 +494,9 @@ class Simulator:
         """Press a button (A B C PREV OK NEXT) for a tap, or 1 s if long (or ms);
         returns the number of button events the firmware handled for it, once it has
         handled them and put any entry on flash."""
-        if name not in BUTTONS:
-            raise ValueError("unknown button %r (buttons: %s)" % (name, " ".join(BUTTONS)))
+        if name not in BUTTONS and not _chord(name):
+            raise ValueError("unknown button %r (buttons: %s, or side buttons together: A+B)"
+                             % (name, " ".join(BUTTONS)))
         hold = ms if ms is not None else (LONG_MS if long else SHORT_MS)
         before = self.sent
         self._k += 1
@@ -596,14 +612,21 @@ class Simulator:
 _LONG_ALIASES = {"LPREV": "PREV", "LOK": "OK", "LNEXT": "NEXT"}
 
 
+def _chord(name):
+    """Whether name is side buttons pressed together: A+B, B+C, A+B+C ..."""
+    parts = name.split("+")
+    return len(parts) > 1 and len(set(parts)) == len(parts) and all(p in BUTTONS[:3] for p in parts)
+
+
 class KeyScriptError(ValueError):
     pass
 
 
 def parse_keys(text, source="keys"):
     """A key script -> [(button, long)]. Tokens: A B C PREV OK NEXT; long presses
-    PREV:long OK:long NEXT:long (or LPREV LOK LNEXT); `#` starts a comment; any
-    whitespace separates. Case does not matter."""
+    PREV:long OK:long NEXT:long (or LPREV LOK LNEXT); side buttons pressed together
+    (a chord) A+B, A+C, B+C, A+B+C; `#` starts a comment; any whitespace separates.
+    Case does not matter."""
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0]
@@ -619,9 +642,9 @@ def parse_keys(text, source="keys"):
             elif t in _LONG_ALIASES:
                 t = _LONG_ALIASES[t]
                 long = True
-            if t not in BUTTONS:
+            if t not in BUTTONS and not _chord(t):
                 raise KeyScriptError("%s line %d: unknown key %r (keys: A B C PREV OK NEXT, "
-                                     "PREV:long OK:long NEXT:long)" % (source, n, tok))
+                                     "PREV:long OK:long NEXT:long, A+B for a chord)" % (source, n, tok))
             out.append((t, long))
     return out
 

@@ -141,6 +141,25 @@ def test_read_lines_reports_the_line_and_stops():
     assert m.summary()["score"] == [2, 0] and m.seq == 2
 
 
+def test_read_lines_bytes_bom_and_text_that_is_not_utf8():
+    setup = b'{"seq":1,"type":"setup","v":1,"ruleset":"saare-2020","sides":[{"id":"A","name":"a"},{"id":"B","name":"b"}]}'
+    deal2 = b'{"seq":2,"type":"deal","game":"suit","maker":"A","result":"win","winner":"A"}'
+    # a UTF-8 byte-order mark before the first line (Notepad) is not part of the event
+    m, err = read_lines([b"\xef\xbb\xbf" + setup + b"\n", deal2 + b"\n"])
+    assert err is None and m.seq == 2
+    m, err = read_lines(["\ufeff" + setup.decode(), deal2.decode()])
+    assert err is None and m.seq == 2
+    # ...but only at the start of the file
+    m, err = read_lines([setup, b"\xef\xbb\xbf" + deal2])
+    assert err is not None and err[0] == 2
+    # a Latin-1 note on line 3: reported by line, byte and column; nothing after it applied
+    bad = b'{"seq":3,"type":"redeal","reason":"misdeal","note":"K\xe4si"}'
+    m, err = read_lines([setup, deal2, bad, b'{"seq":4,"type":"confirm","by":"A"}'])
+    assert err is not None
+    assert err[0] == 3 and err[1].reason == "not UTF-8 text (byte 0xE4 at column 54)", err[1].reason
+    assert m.seq == 2
+
+
 def test_contradicting_detail_is_rejected():
     m = fold([dict(SETUP)])
     rejected(m, {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "karvane", "winner": "A",
@@ -179,6 +198,31 @@ def test_classic_has_no_misdeal_penalty_and_no_pits():
     rejected(m, deal(2, game="valge-pits"), "game")
 
 
+def test_classic_has_no_misdeal_setting_that_does_nothing():
+    # the classic text has no second-misdeal penalty (L4): no offence, so no setting pretending to one
+    from nakk import rules
+    assert rules.get("saare-classic").setting("misdeal_twice_penalty") is None
+    assert rules.get("saare-2020").setting("misdeal_twice_penalty").default == 2
+    m = Match()
+    rejected(m, dict(SETUP, ruleset="saare-classic", settings={"misdeal_twice_penalty": 2}),
+             "settings.misdeal_twice_penalty")
+    # in 2020 the setting is the offence's size
+    m = fold([dict(SETUP, first_shuffler=1, settings={"misdeal_twice_penalty": 3})])
+    m.apply({"seq": 2, "type": "penalty", "offence": "misdeal-twice", "by": "B"})
+    assert m.summary()["score"] == [3, 0]
+
+
+def test_every_offence_offered_is_accepted_under_the_defaults():
+    # what the box lists in its penalty menu, the rules take (by the dealer's pair, at the start)
+    from nakk import rules
+    for name in ("saare-2020", "saare-classic"):
+        r = rules.get(name)
+        for o in r.offences:
+            m = fold([dict(SETUP, ruleset=name)])
+            m.apply({"seq": 2, "type": "penalty", "offence": o[0], "by": "A"})
+            assert m.seq == 2, (name, o[0])
+
+
 def test_ulekula_policy():
     m = fold([dict(SETUP, settings={"all_pass_policy": "ulekula-ruutu"})])
     rejected(m, {"seq": 2, "type": "redeal", "reason": "all-pass"}, "reason")
@@ -192,6 +236,30 @@ def test_sohk_forfeit_partii_setting():
               {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "sohk": "A"}])
     s = m.summary()
     assert s["over"] and s["winner"] == "B" and s["ended"] == "sohk"
+
+
+def test_forfeit_and_sohk_that_forfeits_pay_the_same_end_bonuses():
+    # every value of forfeit_end_bonuses, every way the marks and nakks fall: the two ways of giving up agree
+    karvane = {"type": "deal", "game": "ruutu", "maker": "A", "result": "karvane", "winner": "A"}
+    b_karvane = {"type": "deal", "game": "ruutu", "maker": "B", "result": "karvane", "winner": "B"}
+    b_win = {"type": "deal", "game": "suit", "maker": "B", "result": "win", "winner": "B"}
+    seen = set()
+    for ruleset in ("saare-2020", "saare-classic"):
+        for value in ("all", "karvane", "none"):
+            for deals in ([karvane], [karvane, b_win], [b_karvane, karvane], []):
+                out = []
+                for end in ({"type": "forfeit", "by": "B"}, {"type": "deal", "game": "suit", "maker": "B", "sohk": "B"}):
+                    evs = [dict(SETUP, ruleset=ruleset,
+                                settings={"forfeit_end_bonuses": value, "sohk_policy": "forfeit-partii"})]
+                    evs += [dict(d) for d in deals] + [dict(end)]
+                    for i, e in enumerate(evs):
+                        e["seq"] = i + 1
+                    s = fold(evs).summary()
+                    out.append((s["winner"], s["score"], s["bonus"], s["final"]))
+                assert out[0] == out[1], (ruleset, value, deals, out)
+                seen.add((value, tuple(out[0][2])))
+    # and the setting changes something: all differ where prillid and a mark are both due
+    assert ("all", (3, 0)) in seen and ("karvane", (1, 0)) in seen and ("none", (0, 0)) in seen
 
 
 def test_schmier_tie_settings():

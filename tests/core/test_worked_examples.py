@@ -10,9 +10,16 @@ here, one per file, named test_<scenario id>.
 import json
 import os
 
+from nakk import rules
 from nakk.event import EventError, encode, parse
 from nakk.match import Match
 from nakk.teams import team_match
+
+# every ruleset loaded now, on a heap that holds nothing else yet: MicroPython compiles a
+# module from source in one piece, and a capped heap cut up by the scenarios may have no
+# block big enough left for it later (on the box the firmware is bytecode, never compiled)
+for _name_ in rules.NAMES:
+    rules.get(_name_)
 
 # tests/scenarios, from this file's path (MicroPython's os has no os.path)
 SCENARIOS = "/".join(__file__.replace("\\", "/").split("/")[:-2] or ["."]) + "/scenarios"

@@ -11,7 +11,9 @@ SCRIPT is a space-separated list of actions, played with real asyncio timing:
                        call App.assignment_changed()
   ack                  the judge's ack of every finished match (Journal.ack), then
                        App.journal_changed()
+  fill / unfill        a file /flash/fill takes all the free flash / is removed
   note                 print "note <mode> <waiting>" at this point
+  said                 print "said <seq in play> | <message> | <its detail>" at this point
   wait                 wait until the pending question is answered
 After the script (and once the app has settled) it prints one line per fact the test checks:
   summary <canonical JSON of the match summary, or null>
@@ -103,6 +105,22 @@ def write_assignment():
         f.write(ASSIGN)
 
 
+def fill():
+    # another file takes every free block of the flash, as a full box's would be
+    f = open("/flash/fill", "ab")
+    size = 4096
+    while size:
+        try:
+            f.write(bytes(size))
+            f.flush()
+        except OSError:
+            size //= 2
+    try:
+        f.close()
+    except OSError:
+        pass
+
+
 async def settle(app, cond, ms=5000):
     # wait for a condition, never a fixed time; give up (and say so) after ms
     t = 0
@@ -142,6 +160,19 @@ async def play(app, script):
                 if fin:
                     j.ack(n, b'{"type":"synced"}')
             app.journal_changed()
+            continue
+        if act == "fill":
+            fill()
+            continue
+        if act == "unfill":
+            import os
+            os.remove("/flash/fill")
+            continue
+        if act == "said":
+            ui = app.ui
+            m = app.table.match
+            print("said", m.seq if m is not None else 0, "|", ui.word(ui.msg) if ui.msg is not None else "-",
+                  "|", ui.msg2)
             continue
         if act == "note":
             print("note", app.ui.mode, app.waiting)

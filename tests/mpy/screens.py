@@ -122,7 +122,7 @@ def main():
     b.press("OK OK OK OK")
     b.press("NEXT OK PREV A")                    # ruutu by B, lost: jänn to A: 8
     b.press("OK B")                              # suit by A, lost: won by B: 4
-    b.press("NEXT NEXT OK PREV PREV B")          # white pits by B, B's ♦6 caught the ♣K: 6, a mark
+    b.press("NEXT NEXT OK NEXT B")               # white pits by B, B's ♦6 caught the ♣K: 6, a mark
     b.press("NEXT OK")                           # ruutu; OK: the other results are asked
     mask("still", b.frame())                     # nothing changed
     mask("cursor_move", b.press("NEXT")[-1])     # jänn (the maker's) under the cursor

@@ -154,6 +154,8 @@ def _word(v):
 #                    players' words (the screen shows them before the press)
 #              name: (et, en) the choice's short name, for a later step `named` after it
 #              when: (field, values): offered only when an earlier answer is one of values
+#              omit: True when the step's own field is left out (the choice only names
+#                    its side field: a sohk names the offender, and no result)
 #   side     the default side field for the step's choices (a choice may override)
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same
@@ -171,11 +173,14 @@ def _word(v):
 # UI never writes into a form: it is read-only data once built.
 
 def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, sets=None, says=None,
-           ok_says=None, name=None):
+           ok_says=None, name=None, omit=False):
     """One answer. side: the field a side button fills while committing it;
     ok: committed with OK instead (or as well); when: (field, values) it is offered for;
-    also, opp, sets, says, ok_says: see the deal-form notes above."""
+    omit: the step's field is left out of the event (value is then None);
+    also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
+    if omit:
+        c["omit"] = True
     if side is not None:
         c["side"] = side
     if ok:
@@ -234,8 +239,8 @@ def wrapped(choices):
 # ---------------------------------------------------------------- words
 
 # how an event type reads on the box, (Estonian, English)
-_TYPES = {"deal": ("jagu", "deal"), "redeal": ("uus jagamine", "redeal"), "penalty": ("karistus", "penalty"),
-          "adjust": ("parandus", "adjustment"), "forfeit": ("loobumine", "forfeit")}
+_TYPES = {"penalty": ("Karistus", "Penalty"), "adjust": ("Parandus", "Adjustment"),
+          "forfeit": ("Loobumine", "Forfeit")}
 # the fields that name an entry other than a deal, each with the side field that follows it
 _OTHER_WORDS = (("offence", "by"), ("reason", None), ("by", None))
 # how a match ended, in the judge's words: what every game shares (a ruleset adds its own)
@@ -275,11 +280,16 @@ class Ruleset:
     seats = 4
     unit = ("nakk", "nakk")
     settings = ()
-    offences = ()           # (id, et, en)
+    offences = ()           # (id, et, en), or (id, et, en, (field, low, high)): a number the offence takes
     redeal_reasons = ()     # (id, et, en)
+    # offences judged inside a deal (id, et, en): chosen from the penalty list with the
+    # offender's button, they go into the deal being entered as its `offence` and
+    # `offender` fields, and the rules score the deal by them
+    deal_offences = ()
     has_boards = False
     deal_words = ()         # (field, side field) pairs that name a deal in the players' words, in order
-    counter_word = ("Jagu", "Deal")   # what the header counts
+    counter_word = ("Jagu", "Deal")   # what the header counts (a deal), in the players' words
+    redeal_word = ("Uuesti", "Redeal")   # a deal dealt again, in the players' words
     endings = ()            # (ended, the judge's words) of this game's own endings
     draws = ()              # `ended` values that are a draw (over, no winner, nobody lost)
     no_winner = ()          # (ended, the judge's words) for endings that have no winner by design
@@ -331,6 +341,10 @@ class Ruleset:
         st.score[side] += points
         self.end_check(st, cfg, side)
 
+    def forfeited(self, st, cfg):
+        """A forfeit ended the match (st.over, st.winner are set): the game's end bonuses, if it
+        pays any when a side gives up. None by default."""
+
     def check_reason(self, ev):
         reason = ev["reason"]
         for r in self.redeal_reasons:
@@ -351,6 +365,22 @@ class Ruleset:
     def count(self, st):
         """The number beside counter_word in the header: the deal being played (the last, once over)."""
         return st.deals + (0 if st.over else 1)
+
+    def number(self, st, ev):
+        """The number the header showed while deal ev was entered, ev being the latest entry
+        in force of state st (what the undo question names it by)."""
+        return st.deals
+
+    def banner(self, st, answers, lang):
+        """A line about the deal being entered that the players must see (what a pokk
+        replay keeps, the bid entered), or None. answers: the deal's fields answered so far.
+        Called when the entry moves a step, not per frame."""
+        return None
+
+    def mark_bonus(self, st, cfg, i):
+        """What the marks of side i bring at the end (shown beside its name while the match is
+        played), 0 for none."""
+        return 0
 
     def gauge(self, st, i):
         """How many of the four boxes beside side i's score to fill, or -1 for no gauge. Allocates nothing."""
@@ -381,8 +411,9 @@ class Ruleset:
                 return row[1]
         return ended
 
-    def describe(self, ev, lang, steps):
-        """An entry in the players' words, e.g. "#12 jagu: Ruutu B, Jänn A" (what an undo names).
+    def describe(self, ev, lang, steps, number=None):
+        """An entry in the players' words, e.g. "Mäng 6: Ruutu B, Jänn A" (what an undo names):
+        a deal by the number the header gave it (number), anything else by what it is.
         steps: the deal form's steps, whose labels name the values."""
         labels = {}
         for row in self.offences + self.redeal_reasons:
@@ -403,5 +434,11 @@ class Ruleset:
                 used.append(who)
                 v += " " + str(ev[who])
             parts.append(v)
-        words = _TYPES.get(t)
-        return "#%d %s: %s" % (ev["seq"], words[lang] if words is not None else t, ", ".join(parts))
+        if t == "deal":
+            head = "%s %d" % (self.counter_word[lang], number if number is not None else ev["seq"])
+        elif t == "redeal":
+            head = self.redeal_word[lang]
+        else:
+            words = _TYPES.get(t)
+            head = words[lang] if words is not None else t
+        return "%s: %s" % (head, ", ".join(parts))

@@ -1,7 +1,7 @@
 """Saare mäng (Saare Mäng club's Sasku): the 2020 rules and the classic rules, scored in nakks to 16.
 
-Reference: docs/rules.md (Saare mäng 2020 and classic, and each reading of an
-ambiguous rule by its id, SM-nn); the club's Estonian texts are the primary source.
+References ([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
+sentence of the Estonian texts (the primary source) that each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -29,6 +29,17 @@ _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner"
 
 
 def _common_settings(year2020):
+    return _settings(year2020) + ((
+        # Only the 2020 text penalises a second misdeal (L9: "Kui eksib kaks korda
+        # kaartide jagamisel, karistatakse kahe nakiga"). The classic text leaves a
+        # misdeal to the forehand, who chooses a new deal or dealing on (classic L4), with
+        # no penalty: classic has neither the offence nor the setting.
+        Setting("misdeal_twice_penalty", 2, IntRange(0, 16), "SM-13",
+                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
+    ) if year2020 else ())
+
+
+def _settings(year2020):
     return (
         Setting("target", 16, IntRange(4, 200), "§3",
                 "Nakks that end the partii (16 = 4 rings)."),
@@ -52,6 +63,10 @@ def _common_settings(year2020):
                 "Penalty nakks received count as nakks when deciding prillid (the loser has 0)."),
         Setting("sohk_policy", "lose-deal", ("lose-deal", "forfeit-partii"), "SM-04",
                 "Sohk costs the offending pair the deal, or the whole partii."),
+        Setting("forfeit_end_bonuses", "all", ("all", "karvane", "none"), "SM-10 [I]",
+                "End bonuses when the partii ends by a forfeit, or by a sohk under forfeit-partii: all "
+                "(karvane +1 and prillid, as at any end: the texts add them \"partii lõppedes\" with no "
+                "exception), karvane (the marks only), or none."),
         Setting("all_pass_policy", "void", ("void", "ulekula-ruutu"), "SM-16",
                 "All four pass: a redeal, or üleküla ruutu (2 nakks to the pair with more eyes)."),
         Setting("card_show_penalty", 2, IntRange(0, 16), "P3-P5",
@@ -63,8 +78,6 @@ def _common_settings(year2020):
                 "The fixed penalty for two or more cards shown at once, per incident (2020: 4, L53)."),
         Setting("shuffle_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-22",
                 "Shuffling after the delivery was chosen (classic: intentional shuffling only)."),
-        Setting("misdeal_twice_penalty", 2 if year2020 else 0, IntRange(0, 16), "SM-13",
-                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
         Setting("noise_deduction", 4, IntRange(0, 16), "SM-15",
                 "Deducted from the pair's overall tournament result at the judge's second warning."),
         Setting("redeal_passes_shuffle", False, (False, True), "§3 [I]",
@@ -80,6 +93,8 @@ class Saare(Ruleset):
     deal_words = (("game", "maker"), ("result", "winner"))
     endings = (("sohk", "sohk (partii forfeited)"),)
     marks_word = "karvane"
+    counter_word = ("Mäng", "Deal")          # "mäng on pooleli ja trump tehtud" (L21): a deal is a mäng
+    redeal_word = ("Uus töö", "Redeal")      # "tuleb uus töö" (L8, L21; classic L4, L11)
 
     def __init__(self, name, title, games, year2020):
         self.name = name
@@ -89,7 +104,8 @@ class Saare(Ruleset):
         self.settings = _common_settings(year2020)
         offences = [
             ("card-shown", "Kaart näidatud", "Card shown"),
-            ("cards-shown", "Mitu kaarti", "Cards shown"),
+            # the count changes the penalty under per-card (SM-14): the box asks it
+            ("cards-shown", "Mitu kaarti näidatud", "Cards shown", ("cards", 2, 9)),
             ("shuffle", "Segamine", "Shuffling"),
         ]
         if year2020:
@@ -336,9 +352,22 @@ class Saare(Ruleset):
         st.over = True
         st.winner = winner
         st.ended = why
+        self._end_bonuses(st, cfg, "all" if why != "sohk" else cfg["forfeit_end_bonuses"])
+
+    def forfeited(self, st, cfg):
+        """A forfeit ended the partii (the match set the winner): the same end bonuses as a
+        sohk that forfeits it, by one setting, so the two ways of giving up agree."""
+        self._end_bonuses(st, cfg, cfg["forfeit_end_bonuses"])
+
+    def _end_bonuses(self, st, cfg, which):
+        """Karvane +1 (SM-10) and prillid +2 (SM-11), added at the end of the partii; which:
+        all, karvane or none (forfeit_end_bonuses, for a partii given up)."""
         for i in range(2):
-            marks = st.marks[i]
+            marks = st.marks[i] if which != "none" else 0
             st.bonus[i] = marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
+        if which != "all":
+            return
+        winner = st.winner
         loser = other(winner)
         held = st.score[loser]
         if not cfg["prillid_counts_penalty_nakks"]:
@@ -350,6 +379,19 @@ class Saare(Ruleset):
 
     def form_key(self, st):
         return None if st.chain else 0     # a pokk replay fixes its game (and maker): its own form
+
+    def banner(self, st, answers, lang):
+        if not st.chain:
+            return None
+        maker, game = st.pending
+        # "sama trump uuesti" does not fit 128 px with the game: the game named says it is the same
+        return ("Pokk: uuesti (%s %s)", "Pokk: again (%s %s)")[lang] % (
+            _GAME_LABELS[game][lang], SIDES[maker])
+
+    def mark_bonus(self, st, cfg, i):
+        # the karvane end bonus the marks bring this pair (SM-10): what the mark means to the players
+        marks = st.marks[i]
+        return marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
 
     def gauge(self, st, i):
         return st.score[i] // NAKKS_PER_RING
@@ -409,11 +451,12 @@ class Saare(Ruleset):
                 games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True, name=_GAME_LABELS[ULEKULA],
                                     ok_says=("edasi", "next")))
             steps.append(step("game", "Mäng", "Game", wrapped(games)))
-        # OK on any result: a pokk (nobody won), then the maker's button
+        # OK on any result: a pokk (nobody won), then the maker's button; a sohk names the
+        # offending pair, then the maker's button too (the step is labelled with the result)
         steps.append(step("result", "Tulemus", "Result", self._results(cfg), named="game", ok=_POKK))
-        steps.append(step("maker", "Pokk: tegija", "Pokk: maker", [
-            choice("pokk", "Pokk: tegija", "Pokk: maker", side="maker", says=_MADE,
-                   when=("game", tuple(self.games)))]))
+        steps.append(step("maker", "Tegija", "Maker", [
+            choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(self.games)))],
+            named="result"))
         return fixed, steps
 
     def _game(self, g):
@@ -450,6 +493,9 @@ class Saare(Ruleset):
                                  when=when))
             ranked.append(choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
                                  says=_WON, when=when))
+            # a sohk (SM-04): the offending pair's button; the deal goes to the other pair by
+            # sohk_policy (no result is entered: the rules score it); then the maker's button
+            ranked.append(choice(None, "Sohk", "Sohk", side="sohk", omit=True, says=_SOHK, when=when))
             out.extend(wrapped(ranked))
         if cfg["all_pass_policy"] == "ulekula-ruutu":
             # all passed: no maker; the pair with more eyes, or a pokk
@@ -467,25 +513,26 @@ class Saare(Ruleset):
                                  when=("game", _PITS)))
         return wrapped(ranked)
 
-    def describe(self, ev, lang, steps):
-        """A deal as the players say it: "#5 Trump: A tegi ja võitis", "#6 Ruutu: B tegi, A võitis
-        jänniga", "#7 Trump, pokk: A tegi" (what the undo question names)."""
+    def describe(self, ev, lang, steps, number=None):
+        """A deal as the players say it, by the number the header gave it: "Mäng 5: Trump, A tegi
+        ja võitis", "Mäng 6: Ruutu, B tegi, A võitis jänniga", "Mäng 7: Trump, pokk: A tegi"
+        (what the undo question names)."""
         if ev["type"] != "deal" or ev.get("result") is None or ev.get("game") not in _GAME_LABELS \
                 or "sohk" in ev:
-            return Ruleset.describe(self, ev, lang, steps)
+            return Ruleset.describe(self, ev, lang, steps, number)
         game = _GAME_LABELS[ev["game"]][lang]
         maker, winner, result = ev.get("maker"), ev.get("winner", ev.get("capture")), ev["result"]
         if result == POKK:
-            text = game + (", pokk: %s tegi" if lang == 0 else ", pokk: %s made it") % (maker or "-") \
+            text = game + (", pokk: %s tegi" if lang == 0 else ", pokk: %s made it") % maker \
                 if maker else game + ", pokk"
         elif maker is None:
-            text = game + (": %s võitis" if lang == 0 else ": %s won") % winner
+            text = game + (", %s võitis" if lang == 0 else ", %s won") % winner
         elif winner == maker:
-            text = game + (": %s tegi ja võitis" if lang == 0 else ": %s made it and won") % maker
+            text = game + (", %s tegi ja võitis" if lang == 0 else ", %s made it and won") % maker
         else:
-            text = game + (": %s tegi, %s võitis" if lang == 0 else ": %s made it, %s won") % (maker, winner)
+            text = game + (", %s tegi, %s võitis" if lang == 0 else ", %s made it, %s won") % (maker, winner)
         text += _HOW[result][lang]
-        return "#%d %s" % (ev["seq"], text)
+        return "%s %d: %s" % (self.counter_word[lang], number if number is not None else ev["seq"], text)
 
 
 # what a side press or OK does, in the players' words (the screen shows it before the press)
@@ -495,6 +542,7 @@ _MADE = ("tegi", "made it")
 _CAUGHT = ("püüdis", "caught it")
 _MADE_CAUGHT = ("tegi, püüdis", "made, caught")
 _OTHER = ("muu", "other")
+_SOHK = ("tegi sohku", "cheated")
 _POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), KARVANE: (" karvaselt", ", karvane"),
         CAPTURE: (", ♦6 püüdis ♣K", ", ♦6 caught ♣K")}

@@ -2,8 +2,8 @@
 
 One box scores one room: side A sits NS, side B sits EW. The team match is
 joined on the judge's side by nakk.teams.team_match(), a pure function of both rooms'
-event lists. Reference: docs/rules.md (Turniirisasku, and each reading of an
-ambiguous rule by its id, TS-nn); the Estonian text is the primary source.
+event lists. References ([TS-nn], [T-P1], [Lnn] ...) are explained in
+docs/rules.md, with the sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -24,7 +24,8 @@ class Sasku(Ruleset):
     name = "sasku"
     family = "sasku"
     deal_words = (("contract", "maker"), ("result", "winner"))
-    counter_word = ("Jagu", "Board")
+    counter_word = ("Jaotus", "Board")    # "jaotused mängitakse mõlemas toas": a board is a jaotus
+    redeal_word = ("Uus jaotus", "Redeal")  # the board dealt again
     endings = (("boards", "all boards played"), ("disqualified", "a side was disqualified"))
     no_winner = (("boards", "No winner in this box: a Turniirisasku match is decided when the judge"
                               " joins both rooms' boards."),)
@@ -34,6 +35,10 @@ class Sasku(Ruleset):
     unit = ("P", "P")
     has_boards = True
     offences = (("illegal-info", "Illegaalne info", "Illegal information"),)
+    # "Reegliterikkumise eest (kommentaarid, mastisalgamine, lubatust kõrgem pakkumine jms)
+    # määrab kohtunik jaotusest 4P mitteeksinud poolele" (T-P1): in the board's own entry
+    deal_offences = (("comment", "Kommentaarid", "Comments"), ("revoke", "Mastisalgamine", "Revoke"),
+                     ("overbid", "Kõrgem pakkumine", "Overbid"), ("other", "Muu rikkumine", "Other offence"))
     redeal_reasons = (("misdeal", "Vale jagamine", "Misdeal"), ("other", "Muu", "Other"))
     settings = (
         Setting("boards", 8, IntRange(1, 64), "§3 [I]",
@@ -71,6 +76,18 @@ class Sasku(Ruleset):
 
     def form_key(self, st):
         return self.next_board(st) or 0    # the form fixes the board number
+
+    def number(self, st, ev):
+        return ev.get("board", st.deals)
+
+    def banner(self, st, answers, lang):
+        o = answers.get("offence")
+        if o is None:
+            return None
+        for row in self.deal_offences:
+            if row[0] == o:
+                return ("Rikkus %s: %s", "%s offended: %s")[lang] % (answers.get("offender", "?"), row[1 + lang])
+        return None
 
     def count(self, st):
         return self.next_board(st) if not st.over else len(st.boards)
@@ -123,7 +140,7 @@ class Sasku(Ruleset):
             st.winner = None  # the team match is decided over both rooms (team_match)
 
     def _table(self, ev, cfg):
-        """P per side for the deal as played (score_table in sasku-tournament.md §4.2)."""
+        """P per side for the deal as played (docs/rules.md, Turniirisasku §4.2)."""
         contract = ev.get("contract")
         if contract not in CONTRACTS:
             raise EventError("contract", "must be one of " + ", ".join(CONTRACTS))

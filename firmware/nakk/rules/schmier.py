@@ -1,8 +1,8 @@
 """Schmier: six players in three teams of two, six points a hand (High, Low, Right, Left, Joker, Game), first to 21.
 
 Teams are sides A, B, C; seat s belongs to team s % 3 (partners opposite).
-Reference: docs/rules.md (Schmier, and each reading of an ambiguous rule by
-its id, SC-nn); the Estonian text is the primary source.
+References ([SC-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
+sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES
@@ -13,6 +13,8 @@ _LABELS = {
     "high": ("Kõrge", "High"), "low": ("Madal", "Low"), "right": ("Parem", "Right"),
     "left": ("Vasak", "Left"), "joker": ("Jokker", "Joker"), "game": ("Mängupunkt", "Game"),
 }
+_BID_LINES = {}    # bid, bidder and lang as one int -> the line banner() shows
+
 _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "side"),
                 ("right", "side"), ("left", "side"), ("joker", "side"), ("game", "any"),
                 ("counts", "list"), ("tally", "list"), ("trump", "str"), ("note", "str"))
@@ -65,7 +67,7 @@ class Schmier(Ruleset):
             for p in POINTS:
                 if p not in ev:
                     raise EventError(p, "missing: which team took the %s point" % p)
-                won[self.side(ev, p)] += 1    # always in play, always awarded (schmier.md §2)
+                won[self.side(ev, p)] += 1    # always in play, always awarded (docs/rules.md, Schmier §2)
             game = self._game_point(ev)
             if game is not None:
                 won[game] += 1
@@ -185,6 +187,21 @@ class Schmier(Ruleset):
     def penalty(self, st, ev, cfg):
         raise EventError("offence", "Schmier defines no penalties; enter an adjustment with a reason")
 
+    def banner(self, st, answers, lang):
+        # the bid, once entered, stays in sight while its points are entered
+        bid = answers.get("bid")
+        if bid is None:
+            return None
+        bidder = answers.get("bidder")
+        if not isinstance(bid, int) or bidder not in SIDES[:3]:
+            return None
+        # made once per bid, bidder and language: a step then allocates nothing
+        i = ((bid % 8) * 3 + SIDES.index(bidder)) * 2 + lang
+        line = _BID_LINES.get(i)
+        if line is None:
+            line = _BID_LINES[i] = ("Pakkumine %d: %s", "Bid %d: %s")[lang] % (bid, bidder)
+        return line
+
     def form(self, st, cfg):
         # it reads nothing of the match: the last one built is given again (common.cached_form)
         f = cached_form(self, 0)
@@ -208,14 +225,15 @@ class Schmier(Ruleset):
         ], count=6, rest="bidder", named="bid"))
         return {}, steps
 
-    def describe(self, ev, lang, steps):
-        """A hand as the players say it: "#4 4 B, punktid A1 B4 C1"."""
+    def describe(self, ev, lang, steps, number=None):
+        """A hand as the players say it: "Jagu 4: 4 B, punktid A1 B4 C1"."""
         if ev["type"] != "deal" or "tally" not in ev:
-            return Ruleset.describe(self, ev, lang, steps)
+            return Ruleset.describe(self, ev, lang, steps, number)
         t = ev["tally"]
-        return "#%d %d %s, %s A%d B%d C%d%s" % (ev["seq"], ev["bid"], ev["bidder"], ("punktid", "points")[lang],
-                                               t[0], t[1], t[2], (", viik", ", tie")[lang]
-                                               if "game" in ev and ev["game"] is None else "")
+        return "%s %d: %d %s, %s A%d B%d C%d%s" % (
+            self.counter_word[lang], number if number is not None else ev["seq"], ev["bid"], ev["bidder"],
+            ("punktid", "points")[lang], t[0], t[1], t[2],
+            (", viik", ", tie")[lang] if "game" in ev and ev["game"] is None else "")
 
 
 SCHMIER = Schmier()

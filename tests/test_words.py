@@ -1,0 +1,395 @@
+"""Words and screens a player understands (issue 9, points 12-18): the UI's words on both interpreters.
+
+Plain test functions: pytest collects them on CPython and tests/mpyrun.py runs
+the same ones on the MicroPython unix port (tests/test_both_interpreters.py).
+The pixels are tests/test_render.py's; the simulator's chords tests/test_sim.py's.
+"""
+
+from nakk import font
+from nakk import menus
+from nakk import rules
+from nakk import ui as U
+from nakk import words as W
+from nakk.table import Table
+from test_ui import box, play, saved, started
+
+_LIST_W = 120        # a list row's room on the 128 px screen (render: 4 px in, 4 px clear)
+_LINE_W = 126        # a message's room (inverse line, 1 px each side)
+
+
+def _header(ui):
+    m = ui.table.match
+    return "%s %d" % (m.rules.counter_word[ui.lang], m.rules.count(m.st))
+
+
+# ---------------------------------------------------------------- 12: one number, the deal's
+
+def test_the_undo_question_names_the_deal_by_the_headers_number():
+    ui = started("saare-2020")
+    assert _header(ui) == "Mäng 1"                   # the Saare texts: a deal is a "mäng"
+    play(ui, "A LNEXT A LOK OK NEXT OK PREV A")      # deal 1, a penalty, a redeal, deal 2
+    assert _header(ui) == "Mäng 3"
+    play(ui, "LPREV")
+    assert ui.detail == "Mäng 2: Ruutu, B tegi, A võitis jänniga", ui.detail   # not the event's number (#5)
+    ui.lang = W.EN
+    play(ui, "NEXT OK LPREV")
+    assert ui.detail == "Deal 2: Ruutu, B made it, A won with jänn", ui.detail
+
+
+def test_turniirisasku_counts_boards_and_names_them_so():
+    ui = started("sasku")
+    assert _header(ui) == "Jaotus 1"                 # "jaotused mängitakse mõlemas toas"
+    play(ui, "A A LOK OK B B")                       # board 1, a redeal, board 2
+    play(ui, "LPREV")
+    assert ui.detail.startswith("Jaotus 2: "), ui.detail
+
+
+# ---------------------------------------------------------------- 13: the pokk replay in sight
+
+def test_a_pokk_replay_is_shown_while_it_is_entered():
+    ui = started("saare-2020")
+    assert ui.banner is None
+    play(ui, "NEXT OK OK B")                         # ruutu, its results, OK: pokk 60:60, made by B
+    assert ui.mode == U.ENTRY and ui.banner == "Pokk: uuesti (Ruutu B)", ui.banner
+    play(ui, "LOK PREV LPREV")                       # a look at the menu and back: still there
+    assert ui.banner == "Pokk: uuesti (Ruutu B)"
+    play(ui, "A")                                    # the replay: A beats it
+    assert ui.banner is None and ui.table.match.st.chain == 0
+
+
+def test_every_pokk_replay_line_fits_the_screen():
+    m = rules.get("saare-2020")
+    from nakk.rules.common import State
+    st = State(2, 4, 0)
+    for g in m.games:
+        for maker in (0, 1):
+            st.chain = 1
+            st.pending = (maker, g)
+            for lang in (W.ET, W.EN):
+                line = m.banner(st, {}, lang)
+                assert font.width(line) <= 128, line
+
+
+# ---------------------------------------------------------------- 14: refusals in words that fit
+
+def test_a_refusal_is_a_short_sentence_in_the_boxs_language():
+    ui = started("saare-2020")                       # A1 shuffles: the dealer's pair is A
+    play(ui, "LNEXT PREV PREV B")                    # "misdealt twice" by B
+    assert ui.msg == ("See pool ei saa", "Not this side") and ui.msg2 == ""
+    ui.lang = W.EN
+    play(ui, "B")
+    assert ui.word(ui.msg) == "Not this side"
+    for w in list(W._REFUSALS.values()) + [W.REFUSED]:
+        for lang in (W.ET, W.EN):
+            assert font.width(w[lang]) <= _LINE_W, w[lang]
+    # the judge's side keeps the rules' detailed English reason
+    t = ui.table
+    try:
+        t.submit({"type": "penalty", "offence": "misdeal-twice", "by": "B"})
+        raise AssertionError("accepted")
+    except Exception as e:
+        assert e.field == "by" and "dealer" in e.reason, e.reason
+
+
+# ---------------------------------------------------------------- 15: what the rules accept, the box enters
+
+def test_the_number_of_cards_shown_is_entered():
+    ui = started("saare-classic")                    # classic: per card, 2 nakks each
+    play(ui, "LNEXT NEXT NEXT")
+    assert ui.word(ui.items[ui.cursor]) == "Mitu kaarti näidatud: 3"
+    assert play(ui, "B") == 1
+    ev = saved(ui)[-1]
+    assert (ev["offence"], ev["cards"], ev["by"]) == ("cards-shown", 3, "B")
+    assert ui.table.match.st.score == [6, 0]
+
+
+def test_a_sohk_is_entered_with_the_offenders_button():
+    ui = started("saare-2020")
+    play(ui, "NEXT OK NEXT NEXT NEXT")               # ruutu, its results: sohk, the rarest, three away
+    assert ui.word(ui.items[ui.cursor]) == "Sohk"
+    assert ui.word(ui.says()) == "tegi sohku"
+    play(ui, "B")                                    # B cheated; then the maker is asked
+    assert ui.word(ui.title) == "Sohk" and ui.deal.step == 2
+    assert play(ui, "B") == 1                        # the makers' sohk: A gets 4 + 2 (SM-04)
+    ev = saved(ui)[-1]
+    assert ev["sohk"] == "B" and "result" not in ev and ev["game"] == "ruutu"
+    assert ui.table.match.st.score == [6, 0]
+    play(ui, "LPREV")                                # a step back from the next deal's first step
+    assert ui.mode == U.UNDO
+
+
+def test_an_offence_judged_inside_a_turniirisasku_board_is_entered():
+    ui = started("sasku")
+    play(ui, "A LNEXT")                              # suit by A; then the penalty list
+    names = [ui.word(i) for i in ui.items]
+    assert "Kommentaarid" in names and "Mastisalgamine" in names
+    while ui.word(ui.items[ui.cursor]) != "Kommentaarid":
+        play(ui, "NEXT")
+    play(ui, "B")                                    # B commented: back to the board's result
+    assert ui.mode == U.ENTRY and ui.word(ui.title) == "Tulemus"
+    assert ui.banner == "Rikkus B: Kommentaarid" and font.width(ui.banner) <= 128
+    assert play(ui, "A") == 1                        # A won (2 P): the judge's floor gives A 4 P (T-P1)
+    ev = saved(ui)[-1]
+    assert (ev["offence"], ev["offender"], ev["winner"]) == ("comment", "B", "A")
+    assert ui.table.match.st.score == [4, 0] and ui.banner is None
+    for o in ui.table.match.rules.deal_offences:    # every one of them fits the line over the scores
+        for lang in (W.ET, W.EN):
+            line = ui.table.match.rules.banner(None, {"offence": o[0], "offender": "B"}, lang)
+            assert font.width(line) <= 128, line
+
+
+def test_a_manual_turniirisasku_start_asks_the_number_of_boards():
+    ui = box()
+    play(ui, "NEXT NEXT OK OK OK OK")                # sasku, table 1, round 1, room 1
+    assert ui.word(ui.title) == "Jaotusi" and ui.cursor == 7     # the ruleset's 8 first
+    play(ui, "PREV PREV PREV PREV OK OK")            # 4 boards, A1 shuffles first
+    assert ui.table.match.setup["boards"] == [1, 4]
+    play(ui, "A A B B A A B B")
+    assert ui.table.match.st.over and ui.mode == U.END
+
+
+# ---------------------------------------------------------------- 16: Schmier
+
+def test_schmier_says_what_ok_does_and_shows_the_bid():
+    ui = started("schmier")
+    play(ui, "NEXT B")                               # bid 4 by B
+    assert ui.banner == "Pakkumine 4: B"             # (the names line shows the tally over it)
+    assert ui.word(ui.title) == "Pakkus 4" and ui.choice_text() == "+1 punkt"
+    assert ui.rest_left(1) == 6 and ui.rest_left(0) == -1     # "OK+6" under the bidder's team
+    play(ui, "A")                                    # a point to A
+    assert ui.tally(0) == 1 and ui.rest_left(1) == 5 and ui.word(ui.title) == "Pakkus 4"
+    play(ui, "C C C")
+    assert [ui.word(i) for i in ui.items] == ["+1 punkt", "Mängupunkt viik"]
+    ui.lang = W.EN
+    assert ui.word(ui.items[1]) == "Game point tied"
+
+
+# ---------------------------------------------------------------- 17: the seed texts' words
+
+def test_the_words_are_the_seed_texts():
+    assert W.NOPEN[0] == "Selles mängus karistusi pole"      # "karistatakse", not "trahv"
+    assert W.ROOM[0] == "Tuba"                                # "mõlemas toas"
+    ui = started("saare-2020")
+    play(ui, "LNEXT")
+    assert ("Mitu kaarti näidatud: 2", "Cards shown: 2") in ui.items
+    play(ui, "LPREV LOK")
+    assert ui.word(ui.items[0]) == "Uus töö: Vale jagamine"   # "tuleb uus töö"
+    ui = started("schmier")
+    play(ui, "LNEXT")
+    assert ui.msg == W.NOPEN
+
+
+def test_the_karvane_mark_is_shown_as_the_bonus_it_brings():
+    ui = started("saare-2020")
+    play(ui, "NEXT OK PREV PREV A")                  # ruutu by B, karvane to A: a mark for A
+    m = ui.table.match
+    assert m.st.marks == [1, 0]
+    assert [m.rules.mark_bonus(m.st, m.cfg, i) for i in (0, 1)] == [1, 0]
+    play(ui, "OK NEXT NEXT A")                       # suit by A, karvane again to A: +2 at the end
+    m = ui.table.match
+    assert m.st.marks == [2, 0]
+    assert [m.rules.mark_bonus(m.st, m.cfg, i) for i in (0, 1)] == [2, 0]
+
+
+# ---------------------------------------------------------------- 18: small things
+
+def test_every_menu_and_penalty_row_fits_its_line():
+    for name in rules.NAMES:
+        ui = started(name)
+        m = ui.table.match
+        for lang in (W.ET, W.EN):
+            items, actions = [], []
+            menus.menu(m, lang, True, items, actions)
+            pen, ids = [], []
+            menus.penalties(m, pen, ids)
+            for row in items + pen:
+                t = W.text(row, lang)
+                assert font.width(t) <= _LIST_W, (name, t, font.width(t))
+
+
+def test_the_lists_hint_says_ok_or_a_side_button_for_the_row():
+    ui = started("saare-2020")
+    play(ui, "LOK")
+    assert ui.mode == U.MENU and not ui.takes_side()          # a redeal: OK
+    while ui.chosen[ui.cursor][0] != menus.FORFEIT:
+        play(ui, "NEXT")
+    assert ui.takes_side()                                    # a forfeit: the side's button
+    play(ui, "NEXT")
+    assert not ui.takes_side()
+    play(ui, "LPREV LNEXT")
+    assert ui.mode == U.PENALTY and ui.takes_side()
+
+
+def test_a_result_waits_for_the_judge_once_locked_and_an_abandoned_start_never(tmp_path=None):
+    from nakk.journal import Journal
+    # pytest's temporary folder; on MicroPython (no fixtures) one of its own
+    root = str(tmp_path) + "/j" if tmp_path is not None else "/tmp/nakk-test-words-mpy"
+    _rmtree(root)
+    try:
+        ui = box(table=Table(Journal(root)))
+        play(ui, "OK OK OK OK")
+        play(ui, "LOK PREV PREV PREV PREV OK")       # abandon: wrong start
+        assert ui.mode == U.START
+        assert ui.table.waiting() == 0               # nothing for the judge in a wrong start
+        play(ui, "OK OK OK OK")
+        for _ in range(4):
+            play(ui, "NEXT NEXT NEXT A NEXT NEXT A") # pits by A, karvane: 6 + 2 per deal
+        assert ui.table.match.st.over and ui.mode == U.END
+        assert ui.table.waiting() == 0               # over, but nobody confirmed yet
+        play(ui, "A")
+        assert ui.table.waiting() == 0
+        play(ui, "B")
+        assert ui.table.match.locked() and ui.table.waiting() == 1
+    finally:
+        _rmtree(root)
+
+
+def _rmtree(path):
+    import os
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for n in names:
+        p = path + "/" + n
+        try:
+            os.remove(p)
+        except OSError:
+            _rmtree(p)
+    os.rmdir(path)
+
+
+# ---------------------------------------------------------------- 15: everything the rules accept, by the buttons
+
+def _commit(ui, c, ok=False):
+    """Commit choice c of the step on screen: a side button (A) where it names a side, else OK
+    (ok: OK where it takes c too, answering only its step: "Trump · võit" opens the results)."""
+    i = 0
+    while ui.deal.choices[ui.cursor] is not c:
+        play(ui, "NEXT")
+        i += 1
+        assert i <= len(ui.items), "choice not offered"
+    return play(ui, "A" if c.get("side") is not None and not (ok and c.get("ok")) else "OK")
+
+
+def _paths(ui, depth):
+    """Every sequence of choice indexes for the steps before `depth` on a fresh deal (the form's
+    conditions decide what is offered, so the paths are found by entering them)."""
+    out = [[]]
+    for d in range(depth):
+        more = []
+        for p in out:
+            more.extend(p + [i] for i in range(len(_offered_after(ui, p))))
+        out = more
+    return out
+
+
+def _offered_after(ui, path):
+    d = ui.deal
+    d.begin(ui.table.match)
+    for i in path:
+        d.show()
+        c = d.choices[i]
+        d.answer(c, 0 if c.get("side") is not None and not c.get("ok") else None)
+    d.show()
+    choices = list(d.choices)
+    d.begin(ui.table.match)
+    d.show()
+    return choices
+
+
+def test_every_choice_of_every_form_is_entered_with_the_buttons():
+    offered = []     # (ruleset, step, choice label) of every choice on some path
+    entered = []     # those saved in a deal through the buttons
+    for name in rules.NAMES:
+        base = started(name)
+        steps = base.deal.steps
+        for k in range(len(steps)):
+            for path in _paths(base, k):
+                for ci in range(len(_offered_after(base, path))):
+                    ui = started(name)
+                    for i in path:
+                        ui.deal.show()
+                        _commit(ui, ui.deal.choices[i], ok=True)
+                    if ui.deal.steps[ui.deal.step]["key"] != steps[k]["key"]:
+                        continue                      # the form skipped the step on this path
+                    c = ui.deal.choices[ci]
+                    tag = (name, steps[k]["key"], c["label"][1])
+                    if tag not in offered:
+                        offered.append(tag)
+                    n = _commit(ui, c)
+                    while n == 0 and ui.mode == U.ENTRY and ui.deal.step > 0:
+                        n = _commit(ui, ui.deal.choices[0])     # the rest: the first answers
+                    key = steps[k]["key"]
+                    if n == 0:
+                        # refused by the rules (say, a result the eyes contradict): said in words
+                        assert ui.msg is not None, (name, key, c["value"])
+                        continue
+                    ev = saved(ui)[-1]
+                    if "count" in steps[k]:
+                        # a tally: the count given (a button adds one; "one for nobody" sets its field)
+                        got = sum(ev[key]) + (1 if c.get("sets") else 0)
+                        assert got == steps[k]["count"], (name, key, c, ev)
+                        for f in c.get("sets", {}):
+                            assert ev[f] == c["sets"][f], (name, key, c, ev)
+                    elif c.get("omit"):
+                        assert key not in ev and ev[c["side"]] == "A", (name, key, ev)
+                    elif c.get("side") is not None:
+                        # the side field is the step's own (a Schmier point: the team that took it)
+                        assert ev[c["side"]] == "A" and (c["side"] == key or ev.get(key) == c["value"]), \
+                            (name, key, c, ev)
+                    else:
+                        assert ev.get(key, None) == c["value"], (name, key, c, ev)
+                    if tag not in entered:
+                        entered.append(tag)
+    missing = [t for t in offered if t not in entered]
+    assert not missing, missing
+    assert len(offered) >= 30, offered
+    # the paths go through OK on a game to its results, and through a tally to its end
+    for tag in (("saare-2020", "game", "Suit · won"), ("saare-2020", "result", "Lost"),
+                ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Maker"),
+                ("schmier", "tally", "+1 point"), ("schmier", "tally", "Game point tied")):
+        assert tag in entered, (tag, entered)
+
+
+def test_every_offence_and_every_setup_field_is_entered_with_the_buttons():
+    for name in rules.NAMES:
+        ui = started(name)
+        pen, ids = [], []
+        menus.penalties(ui.table.match, pen, ids)
+        for i in range(len(ids)):
+            ui = started(name)
+            if name == "sasku" and ids[i][1] == menus.DEAL:
+                play(ui, "A")                         # an offence judged inside a board: a board first
+            play(ui, "LNEXT")
+            while ui.cursor != i:
+                play(ui, "NEXT")
+            before = len(saved(ui))
+            play(ui, "A")
+            if len(saved(ui)) == before and ui.mode == U.PENALTY:
+                play(ui, "B")                         # misdealt twice: only the dealer's pair
+            offence, field, value = ids[i]
+            if field == menus.DEAL:
+                play(ui, "A")
+            ev = saved(ui)[-1]
+            assert ev["offence"] == offence, (name, ids[i], ev)
+            if field is not None and field != menus.DEAL:
+                assert ev[field] == value
+    # the start wizard: a value other than the first for every step reaches the setup
+    for g in range(len(rules.NAMES)):
+        ui = box()
+        play(ui, "NEXT " * g + "OK")
+        fields = []
+        while ui.mode == U.START:
+            title = ui.word(ui.title)
+            fields.append(title)
+            play(ui, "NEXT OK")
+        s = ui.table.match.setup
+        assert s["ruleset"] == rules.NAMES[g]
+        want = {"Laud": ("table", 2), "Voor": ("round", 2), "Tuba": ("room", 2), "Esimene segaja": ("first_shuffler", 1)}
+        for t in fields:
+            if t == "Jaotusi":
+                assert s["boards"] == [1, 9]          # the ruleset's 8, and NEXT
+            else:
+                key, v = want[t]
+                assert s[key] == v, (t, s)
