@@ -711,7 +711,7 @@ def child(argv):
     allm = mixes(load_mix(path))
     v = sys.implementation.version
     print("V %d.%d.%d" % (v[0], v[1], v[2]))
-    for name in RULESETS:
+    for name in (argv[3:] or RULESETS):
         s = play(name, allm[name], seed, matches, Render())
         for k, val in s.counts():
             print("R %s %s %d" % (name, k, val))
@@ -807,19 +807,28 @@ def _launch_mpy(seed, matches, path):
         raise SystemExit("bench_presses: the MicroPython unix port (micropython) is not installed")
     sys.path.insert(0, here)
     import mpyenv
-    env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")
-    r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), "--child", str(seed),
-                        str(matches), path], capture_output=True, text=True, env=env, cwd=root)
-    if r.returncode != 0:
-        raise SystemExit("bench_presses: MicroPython failed:\n" + r.stdout[-2000:] + r.stderr[-4000:])
+    # this module as .mpy (imported by a one-line runner, not compiled in the capped heap), and
+    # one process per ruleset: each plays its 300 matches on the heap a box has after boot
+    bench = mpyenv.bench_path()
+    env = dict(os.environ, MICROPYPATH=((bench + ":") if bench else "") + mpyenv.firmware_path() + ":" + here +
+               ":.frozen")
     res = {}
     version = "?"
-    for line in r.stdout.splitlines():
-        parts = line.split()
-        if parts[0] == "V":
-            version = parts[1]
-        elif parts[0] == "R":
-            res.setdefault(parts[1], {})[parts[2]] = int(parts[3])
+    for name in RULESETS:
+        code = "import bench_presses; bench_presses.child([%d, %d, %r, %r])" % (seed, matches, path, name)
+        r = subprocess.run([exe, "-X", "heapsize=320K", "-c", code], capture_output=True, text=True, env=env,
+                           cwd=root)
+        if r.returncode != 0:
+            raise SystemExit("bench_presses: MicroPython failed (%s):\n" % name + r.stdout[-2000:] + r.stderr[-4000:])
+        for line in r.stdout.splitlines():
+            parts = line.split()
+            if parts[0] == "V":
+                version = parts[1]
+            elif parts[0] == "R":
+                res.setdefault(parts[1], {})[parts[2]] = int(parts[3])
+    if bench:
+        import shutil
+        shutil.rmtree(bench, ignore_errors=True)
     return version, res
 
 

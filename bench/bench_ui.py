@@ -46,7 +46,9 @@ def _launch():
         sys.exit("bench_ui: %s not found" % mix)
     sys.path.insert(0, here)
     import mpyenv
-    env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")
+    bench = mpyenv.bench_path()      # bench_presses' player as .mpy: not compiled inside the heap
+    env = dict(os.environ, MICROPYPATH=((bench + ":") if bench else "") + mpyenv.firmware_path() + ":" + here +
+               ":.frozen")
     # two processes, each on a fresh 320K heap as a box has after boot: the frames and the events
     # in RAM, then the events on the journal (one heap after the other fragments past what a box
     # that starts one match at a time ever sees)
@@ -55,8 +57,11 @@ def _launch():
             r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img"),
                                 part], env=env, cwd=root)
             if r.returncode:
-                sys.exit(r.returncode)
-    sys.exit(0)
+                break
+    if bench:
+        import shutil
+        shutil.rmtree(bench, ignore_errors=True)
+    sys.exit(r.returncode)
 
 
 # ---------------------------------------------------------------- unix port
@@ -245,10 +250,10 @@ def _bench(mix_path, image, part):
                 t[2] = a
             return done
 
-    def run_events(make_table, label):
+    def run_events(make_table, label, names=BP.RULESETS):
         by = {}
         peaks = []
-        for name in BP.RULESETS:
+        for name in names:
             mix = allm[name]
             gc.collect()              # the last ruleset's matches are garbage
             table = make_table()
@@ -306,7 +311,7 @@ def _bench(mix_path, image, part):
             tot += by[k][1]
         print("  all events: %d B mean; target <= %d B per button event: %s" % (
             tot // n, TARGET, "MET by every kind" if not over else "exceeded (max) by: " + "; ".join(over)))
-        for name in BP.RULESETS:
+        for name in names:
             mp = [p[1] for p in peaks if p[0] == name]
             lv = [p[2] for p in peaks if p[0] == name]
             print("  a whole %s match: micropython.mem_peak() rose by %d B (max over %d matches; the port counts"
