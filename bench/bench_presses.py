@@ -340,7 +340,7 @@ class Player:
                     c = ui.deal.choices[i]
                     if c.get("side") is None:
                         side = None
-                    elif side is None or not c.get("ok") and rng.below(2) == 0:
+                    elif side is None:
                         side = rng.below(nsides)
             d = (i - ui.cursor) % n
             if d:
