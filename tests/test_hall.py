@@ -44,10 +44,10 @@ def test_deals_are_folded_from_the_stored_bytes():
     # the pokk and its replay: the chain shows 1 after the pokk, 0 after the replay, which says so
     assert by_seq[6]["chain"] == 1 and by_seq[6]["delta"] is None
     assert by_seq[7]["chain"] == 0 and "pokk replay" in by_seq[7]["words"][1]
-    assert "Ruutu" in by_seq[7]["words"][1] and "Karvane" in by_seq[7]["words"][1]
-    # who made which game, in the ruleset's own words, both languages
-    assert by_seq[2]["words"] == ("Trump (tegija A Mets/Tamm), Võit (võitja A Mets/Tamm)",
-                                  "Suit (maker A Mets/Tamm), Won (winner A Mets/Tamm)")
+    assert "Ruutu" in by_seq[7]["words"][1] and "karvane" in by_seq[7]["words"][1]
+    # who made which game, in the players' words (the ruleset's describe hook), both languages
+    assert by_seq[2]["words"] == ("Trump, A Mets/Tamm tegi ja võitis", "Suit, A Mets/Tamm made it and won")
+    assert by_seq[4]["words"][0] == "Trump, A Mets/Tamm tegi, B Saar/Kask võitis"
     assert by_seq[5]["type"] == "penalty" and by_seq[5]["words"][0] == "Kaart näidatud: A Mets/Tamm"
     assert by_seq[5]["delta"] == [0, 2]
     assert by_seq[8]["words"] == ("Vale jagamine", "Misdeal") and by_seq[8]["deal"] is None
@@ -74,9 +74,8 @@ def test_schmier_points_are_named_per_team():
     row = d["rows"][0]
     assert row["delta"] == [1, -4, 1]            # B bid 4 and took 3: set
     et, en = row["words"]
-    assert "Pakkumine 4 (pakkuja B Šokk)" in et
-    assert "Kõrge B Šokk" in et and "Madal A Õun" in et and "Vasak C Žürii" in et
-    assert "High B Šokk" in en and "Tie: nobody" in en
+    # the bid and what each team took, counted from the points (format 1) as the box's tally says it
+    assert (et, en) == ("4 B Šokk, punktid A1 B3 C1, viik", "4 B Šokk, points A1 B3 C1, tie")
 
 
 def test_bytes_that_stop_folding_are_named():

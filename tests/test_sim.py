@@ -95,7 +95,7 @@ def test_a_whole_match_by_button_presses(tmp_path):
 
 def test_usb_host_dims_the_rings(tmp_path):
     with S.Simulator(str(tmp_path / "flash.img")) as sim:
-        S.play(sim, S.parse_keys("OK OK OK OK NEXT NEXT A A"))    # A: 6 nakks lit
+        S.play(sim, S.parse_keys("OK OK OK OK PREV A"))          # blind ruutu made and won by A: 6 nakks lit
         bright = sum(sim.ring_buffers()[0])
         assert bright > 0
         sim.set_usb(True)
@@ -179,12 +179,12 @@ def test_stale_registry_entries_are_dropped(registry):
 def test_kill_9_mid_match_resumes_at_the_same_score(tmp_path):
     image = str(tmp_path / "flash.img")
     keys = demo_keys("saare-2020")
-    cut = 16                      # the start and five deals (a pokk and its replay among them)
+    cut = 15                      # the start and five deals (a pokk and its replay among them)
     sim = S.Simulator(image)
     try:
         S.play(sim, keys[:cut])
         before = sim.framebuffer()
-        sim.press("A")            # the maker of deal 6: half an entry, nothing to save yet
+        sim.press("OK")           # deal 6: the results of a suit game asked, half an entry, nothing saved
         os.kill(sim.proc.pid, signal.SIGKILL)
         sim.proc.wait()
     finally:
@@ -205,18 +205,19 @@ def test_kill_9_mid_match_resumes_at_the_same_score(tmp_path):
 def test_nakk_sim_keys_and_screenshot(tmp_path):
     png = tmp_path / "x.png"
     image = tmp_path / "flash.img"
-    r = subprocess.run(NAKK + ["sim", "--image", str(image), "--keys", "OK OK OK OK A A NEXT B NEXT",
+    r = subprocess.run(NAKK + ["sim", "--image", str(image), "--keys", "OK OK OK OK A NEXT OK NEXT",
                                "--screenshot", str(png)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "\u2580" in r.stdout or "\u2584" in r.stdout          # the screen in half blocks
-    assert "9 presses" in r.stdout
+    assert "8 presses" in r.stdout
     assert "Score so far: A 2, B 0" in r.stdout
     assert "saare-2020, 2 events, 1 deals" in r.stdout
     w, h, _ = screenshot.read_png(png.read_bytes())
     expect = screenshot.read_png(screenshot.to_png(bytes(1024), [bytes(48)] * 2))
     assert (w, h) == expect[:2]
     # the same image again: the match goes on where it was (an unfinished entry is entered again)
-    r = subprocess.run(NAKK + ["sim", "--image", str(image), "--keys", "NEXT B  # ruutu by B\nNEXT B  # B: jann\n"],
+    r = subprocess.run(NAKK + ["sim", "--image", str(image), "--keys",
+                               "NEXT OK  # ruutu: its results\nNEXT B  # Jänn: B made it and won\n"],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "Score so far: A 2, B 6" in r.stdout
@@ -251,7 +252,7 @@ def test_a_chord_in_a_key_script_reaches_the_box_as_one(tmp_path):
         S.play(sim, S.parse_keys("A+B"))
         assert sim.info()["handled"] == before + 2    # both buttons' presses, handled
         assert len(S.dump_events(image)) == 1         # and nothing saved: the setup alone
-        S.play(sim, S.parse_keys("A A"))          # then one side: a deal
+        S.play(sim, S.parse_keys("A"))            # then one side: a deal ("Trump · võit")
     lines = S.dump_events(image)
     assert [json.loads(x)["type"] for x in lines] == ["setup", "deal"]
 
@@ -362,10 +363,9 @@ def test_interactive_sim_on_a_terminal(tmp_path):
         read_until(b"registered for nakk sync")
         for k in b"kkkk":                      # OK x4: a new match
             os.write(master, bytes([k]))
-        os.write(master, b"\x1b[C")            # -> NEXT: ruutu
-        os.write(master, b"a")                 # A makes it
-        os.write(master, b"\r")                # OK: a side is asked, nothing entered
-        os.write(master, b"a")                 # A wins
+        os.write(master, b"\x1b[C")            # -> NEXT: "Ruutu · võit"
+        os.write(master, b"a")                 # A made it and won: 4
+        os.write(master, b"\r")                # OK: the other results of a suit game, nothing entered
         os.write(master, b"u")
         read_until(b"judge's USB")
         os.write(master, b"s")

@@ -121,22 +121,23 @@ def state(ui):
 # what happens at a table: penalties, redeals, an undo, a pokk and its replay.
 MATCHES = {
     "saare-2020": (
-        "A A "               # suit by A, won by A: 2
-        "NEXT B NEXT A "     # ruutu by B, jänn to A: 4 + 2 beaten + 2 jänn = 8
-        "A PREV OK "         # suit by A, pokk (the result list wraps to its last)
+        "A "                 # "Trump · võit" with A's button: suit made and won by A: 2
+        "NEXT OK PREV A "    # ruutu, OK: its results; "Jänn (kaotas)" (the list wraps) with A's button:
+        #                      B made it, A won with jänn: 4 + 2 beaten + 2 jänn = 8
+        "OK OK A "           # suit, OK: its results; OK: a pokk; A made it
         "B "                 # the replay (same game and maker): B wins, 2 + 2 beaten + 2 replay
         "LNEXT B "           # penalty: a card shown by B, 2 to A
         "LOK OK "            # redeal: misdeal
-        "A A LPREV OK "      # a deal, undone
-        "NEXT NEXT NEXT B NEXT NEXT A "  # white pits by B, A's ♦6 caught the ♣K: 6 + 2, karvane mark -> A 20
+        "A LPREV OK "        # a deal, undone
+        "NEXT NEXT OK PREV A "  # white pits, "♦6 püüdis (kaotas)": A's ♦6 caught B's ♣K: 6 + 2, a mark -> A 20
         "A B",               # each pair confirms the result
         {"score": [20, 6], "final": [21, 6], "winner": "A"}),
     "saare-classic": (
-        "NEXT A A "          # ruutu by A, won: 4
-        "A NEXT B "          # suit by A, jänn to B: 2 + 2 + 2
+        "NEXT A "            # ruutu made and won by A: 4
+        "OK PREV B "         # suit, "Jänn (kaotas)" with B's button: A made it, B won with jänn: 2 + 2 + 2
         "LNEXT PREV PREV B " # penalty: shuffling by B, 2 to A (the list wraps: second from its end)
-        "NEXT B NEXT NEXT B "  # ruutu by B, karvane: 4 + 2, a mark
-        "NEXT A A NEXT A A A A "
+        "NEXT OK NEXT NEXT B "  # ruutu, "Karvane" (the maker's) with B's button: 4 + 2, a mark
+        "NEXT A NEXT A A "
         "A B",
         {"score": [16, 12], "final": [16, 13], "winner": "A"}),
     "sasku": (
@@ -153,12 +154,13 @@ MATCHES = {
         {"score": [24, 11], "final": [24, 11], "winner": None}),
     "schmier": (
         "A OK "              # bid 3 by A; OK: every point to the bidder's team: +6
-        "NEXT B A C OK "     # bid 4 by B; High to A, Low to C, the rest to B: A 1, B 4, C 1
+        "NEXT B A C OK "     # bid 4 by B; a point to A, one to C, OK: the rest to B: A 1, B 4, C 1
         "LOK OK "            # all passed: a redeal
-        "NEXT NEXT C C C A C C NEXT OK "  # bid 5 by C: High, Low, Left, Joker; Right to A; Game tied: C set, -5
-        "PREV A OK "         # bid 6 by A, every point: +6
+        "PREV C NEXT OK A OK "  # bid 5 by C (the bids wrap: 3 4 6 5); the Game point tied; a point to A;
+        #                         the rest (4) to C: C set, -5
+        "NEXT NEXT A OK "    # bid 6 by A, every point: +6
         "A OK "              # +6 -> A 20
-        "B A OK "            # bid 3 by B, High to A -> A 21: A wins
+        "B A OK "            # bid 3 by B, a point to A -> A 21: A wins
         "A B C",
         {"score": [21, 9, -4], "final": [21, 9, -4], "winner": "A"}),
 }
@@ -197,22 +199,66 @@ def test_whole_match_sasku():
 def test_whole_match_schmier():
     ui = _whole_match("schmier")
     deals = [ev for ev in saved(ui) if ev["type"] == "deal"]
-    assert deals[2]["game"] is None and deals[2]["bidder"] == "C" and deals[2]["right"] == "A"
+    assert deals[2]["game"] is None and deals[2]["bidder"] == "C" and deals[2]["tally"] == [1, 0, 4]
+    assert ui.table.saved and saved(ui)[0]["v"] == 2      # the tally is event format 2
+
+
+# ---------------------------------------------------------------- slips the screen shows
+
+def _commit_screen(script):
+    """Play a Saare mäng 2020 deal: what the screen says just before its last press (the step,
+    the answer under the cursor, what a side button does there), and the event saved."""
+    ui = started("saare-2020")
+    tokens = script.split()
+    play(ui, " ".join(tokens[:-1]))
+    shown = (ui.word(ui.title), ui.choice_text(), ui.word(ui.says()))
+    assert play(ui, tokens[-1]) == 1
+    ev = saved(ui)[-1]
+    return shown, (ev["game"], ev["maker"], ev["result"], ev["winner"])
+
+
+def test_the_maker_is_on_screen_before_the_deal_is_saved():
+    # Two deals the same pair wins with the same result, made by different pairs: with the
+    # maker's button first, the winner's press showed the same screen for both and only the
+    # beaten bonus differed (a wrong maker was saved unseen). Now what is on screen before
+    # the saving press differs, in the players' words.
+    pairs = (
+        ("A", "OK A", ("suit", "A", "win", "A"), ("suit", "B", "win", "A")),
+        ("OK NEXT A", "OK PREV A", ("suit", "A", "jann", "A"), ("suit", "B", "jann", "A")),
+        ("OK NEXT NEXT A", "OK PREV PREV A", ("suit", "A", "karvane", "A"), ("suit", "B", "karvane", "A")),
+        ("NEXT B", "NEXT OK B", ("ruutu", "B", "win", "B"), ("ruutu", "A", "win", "B")),
+    )
+    for made, lost, want_made, want_lost in pairs:
+        shown_made, ev_made = _commit_screen(made)
+        shown_lost, ev_lost = _commit_screen(lost)
+        assert ev_made == want_made and ev_lost == want_lost
+        assert shown_made[1] != shown_lost[1], (shown_made, shown_lost)     # the answer under the cursor
+        assert shown_made[2] != shown_lost[2]                               # what the button says
+        assert shown_made[2] == "tegi, võitis" and shown_lost[2] == "võitis"
+    # and a wrong side button on the one-press answer changes who scores, which everyone sees
+    ui = started("saare-2020")
+    play(ui, "B")
+    assert ui.table.match.st.score == [0, 2]
 
 
 # ---------------------------------------------------------------- undo
 
 def test_undo_needs_long_prev_and_ok():
     ui = started("saare-2020")
-    assert play(ui, "A A") == 1
+    assert play(ui, "A") == 1                        # "Trump · võit": A made it and won
     before = state(ui)
-    play(ui, "OK")                                   # OK alone: a side is asked for
+    play(ui, "OK OK OK")                             # other results, a pokk, and OK: the maker's side is asked
     nothing_saved(ui, before, U.ENTRY)
-    assert ui.msg == W.SIDE
+    assert ui.msg == W.SIDE and ui.deal.step == 2
+    play(ui, "LPREV LPREV")                          # both steps taken back, nothing saved
+    nothing_saved(ui, before, U.ENTRY)
+    assert ui.deal.step == 0 and ui.deal.answers == {}
     play(ui, "LPREV")                                # long PREV alone asks, saves nothing
     nothing_saved(ui, before, U.UNDO)
     assert ui.items == (W.CONFIRM, W.BACK) and ui.cursor == 0
-    assert ui.detail == "Mäng 1: Trump A, Võit A"   # the entry in the players' words, by the header's number
+    assert ui.detail == "Mäng 1: Trump, A tegi ja võitis"   # the entry in the players' words, by the header's number
+    play(ui, "LPREV")                                # any long press backs out
+    nothing_saved(ui, before, U.ENTRY)
     for backout in ("NEXT OK", "PREV OK", "LPREV", "LOK", "LNEXT"):
         play(ui, "LPREV " + backout)                 # off "Confirm", or any long press: back, nothing saved
         nothing_saved(ui, before, U.ENTRY)
@@ -228,29 +274,38 @@ def test_undo_needs_long_prev_and_ok():
 
 def test_long_prev_mid_entry_takes_back_the_last_step_only():
     ui = started("saare-2020")
-    play(ui, "NEXT B")                               # ruutu by B
-    assert ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu", "maker": "B"}
+    play(ui, "NEXT OK")                              # ruutu: its other results are asked
+    assert ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu"}
+    assert ui.word(ui.title) == "Ruutu"              # the results say which game they are for
     play(ui, "LPREV")
     assert ui.mode == U.ENTRY and ui.deal.step == 0 and ui.deal.answers == {}
     assert ui.cursor == 1                            # back on the answer taken back
     assert ui.table.saved[-1:] and len(saved(ui)) == 1   # only the setup
-    assert play(ui, "A A") == 1                      # ruutu by A this time
+    play(ui, "OK PREV A")                            # "Jänn (kaotas)" with A's button: B made it, A won
+    assert ui.deal.step == 2 or len(saved(ui)) == 2
     ev = saved(ui)[-1]
-    assert (ev["game"], ev["maker"], ev["winner"]) == ("ruutu", "A", "A")
+    assert (ev["game"], ev["maker"], ev["result"], ev["winner"]) == ("ruutu", "B", "jann", "A")
+    play(ui, "OK NEXT")                              # suit, its results, "Jänn" (the maker's) under the cursor
+    play(ui, "OK LPREV")                             # OK: a pokk, the maker asked; taken back: the results again
+    assert ui.deal.step == 1 and ui.deal.answers == {"game": "suit"} and ui.word(ui.title) == "Trump"
+    assert play(ui, "NEXT B") == 1                   # "Jänn": B made it and won it
+    ev = saved(ui)[-1]
+    assert (ev["game"], ev["maker"], ev["result"], ev["winner"]) == ("suit", "B", "jann", "B")
 
     ui = started("schmier")
-    play(ui, "NEXT B A C")                           # bid 4 by B, High A, Low C
-    assert ui.deal.step == 3
-    play(ui, "LPREV")                                # Low taken back; High stays
-    assert ui.deal.step == 2 and ui.deal.answers["high"] == "A" and "low" not in ui.deal.answers
-    assert play(ui, "B OK") == 1                     # Low to B, the rest to the bidder
+    play(ui, "NEXT B A C")                           # bid 4 by B; a point to A, one to C
+    assert ui.deal.step == 1 and ui.deal.fields()["tally"] == [1, 0, 1]
+    assert [ui.tally(i) for i in range(3)] == [1, 0, 1] and ui.rest_left(1) == 4
+    play(ui, "LPREV")                                # the tally taken back; the bid stays
+    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and ui.deal.answers["bidder"] == "B"
+    assert play(ui, "C OK") == 1                     # a point to C, the rest to the bidder
     ev = saved(ui)[-1]
-    assert (ev["bid"], ev["bidder"], ev["high"], ev["low"], ev["right"], ev["game"]) == (4, "B", "A", "B", "B", "B")
+    assert (ev["bid"], ev["bidder"], ev["tally"]) == (4, "B", [0, 5, 1]) and "game" not in ev
 
 
 def test_undo_at_the_end_of_a_match_reopens_it():
     ui = started("saare-2020")
-    play(ui, "NEXT A A NEXT A A NEXT A A NEXT A A")  # 16
+    play(ui, "NEXT A NEXT A NEXT A NEXT A")          # ruutu made and won by A, four times: 16
     assert ui.mode == U.END
     assert play(ui, "LPREV OK") == 1
     assert ui.mode == U.ENTRY and ui.table.match.st.score == [12, 0]
@@ -328,10 +383,11 @@ def test_a_chord_enters_nothing():
         play(ui, chord)
         nothing_saved(ui, before, U.ENTRY)
         assert ui.msg == W.CHORD and ui.deal.step == 0 and ui.cursor == 1
-    play(ui, "B")                                    # one at a time: ruutu by B
-    assert ui.deal.step == 1 and ui.deal.answers["maker"] == "B"
+    play(ui, "OK")                                   # ruutu: its other results
     play(ui, "A+B")
+    nothing_saved(ui, before, U.ENTRY)
     assert ui.deal.step == 1 and ui.msg == W.CHORD
+    assert play(ui, "B") == 1                        # one at a time: A made it, B won
 
 
 def test_side_c_in_a_two_side_game_enters_nothing():
@@ -341,7 +397,8 @@ def test_side_c_in_a_two_side_game_enters_nothing():
         play(ui, "C")
         nothing_saved(ui, before, U.ENTRY)
         assert ui.msg == W.NOSIDE and ui.deal.step == 0
-        play(ui, "A C")
+        play(ui, "OK" if ruleset == "saare-2020" else "A")   # the next step
+        play(ui, "C")
         nothing_saved(ui, before, U.ENTRY)
         assert ui.deal.step == 1
     ui = started("schmier")                          # three teams: C is a side
@@ -350,22 +407,29 @@ def test_side_c_in_a_two_side_game_enters_nothing():
 
 
 def test_ok_where_a_side_is_asked_enters_nothing_and_says_so():
-    ui = started("saare-2020")
+    ui = started("sasku")                            # the two-step entry: the maker's button first
     before = state(ui)
-    for script in ("OK", "NEXT OK", "PREV OK"):
+    for script in ("OK", "NEXT OK"):
         play(ui, script)
         nothing_saved(ui, before, U.ENTRY)
         assert ui.msg == W.SIDE and ui.deal.step == 0
-    play(ui, "A")
+    play(ui, "PREV A")
     play(ui, "OK")                                   # "won": whose?
     nothing_saved(ui, before, U.ENTRY)
     assert ui.msg == W.SIDE and ui.deal.step == 1
     assert play(ui, "PREV OK") == 1                  # pokk is the one OK takes: no side
     assert saved(ui)[-1]["result"] == "pokk"
+    ui = started("saare-2020")                       # OK on a game: its other results; on a result: a pokk
+    before = state(ui)
+    play(ui, "OK OK OK")                             # then the pokk's maker is asked: OK enters nothing
+    nothing_saved(ui, before, U.ENTRY)
+    assert ui.msg == W.SIDE and ui.deal.step == 2
+    assert play(ui, "B") == 1
+    assert (saved(ui)[-1]["result"], saved(ui)[-1]["maker"]) == ("pokk", "B")
 
 
 def test_a_press_clears_the_message_and_messages_time_out():
-    ui = started("saare-2020")
+    ui = started("sasku")
     play(ui, "OK")
     assert ui.msg == W.SIDE
     play(ui, "NEXT")
@@ -383,15 +447,14 @@ def test_the_press_that_wakes_the_screen_enters_nothing():
     play(ui, "A")
     nothing_saved(ui, before, U.ENTRY)
     assert not ui.idle and ui.deal.step == 0
-    play(ui, "A")
-    assert ui.deal.step == 1
+    assert play(ui, "A") == 1
 
 
 # ---------------------------------------------------------------- the end of a match
 
 def test_end_of_match_confirm_dispute_lock_and_a_new_match():
     ui = started("saare-2020")
-    play(ui, "NEXT A A NEXT A A NEXT A A NEXT A A")
+    play(ui, "NEXT A NEXT A NEXT A NEXT A")
     m = ui.table.match
     assert ui.mode == U.END and ui.items == (W.CONFIRM, W.DISPUTE)
     before = state(ui)
@@ -446,7 +509,7 @@ def test_language_switch_in_the_menu():
     ui = box(on_lang=calls.append)
     assert ui.lang == 0 and ui.word(ui.title) == "Mäng"     # Estonian by default
     play(ui, START["saare-2020"])
-    assert ui.word(ui.title) == "Mäng" and ui.word(ui.items[0]) == "Trump"
+    assert ui.word(ui.title) == "Mäng" and ui.word(ui.items[0]) == "Trump · võit"
     before = state(ui)
     play(ui, "LOK")
     i = list(ui.items).index(W.LANG)
@@ -456,7 +519,8 @@ def test_language_switch_in_the_menu():
     assert ui.word(ui.title) == "Menu" and ui.word(ui.items[0]) == "Redeal: Misdeal"
     assert ui.items[ui.cursor] == W.LANG and ui.word(W.LANG) == "Language: English"
     play(ui, "LPREV")
-    assert ui.mode == U.ENTRY and ui.word(ui.title) == "Game" and ui.word(ui.items[0]) == "Suit"
+    assert ui.mode == U.ENTRY and ui.word(ui.title) == "Game" and ui.word(ui.items[0]) == "Suit · won"
+    assert ui.word(ui.says()) == "made it, won" and ui.word(ui.ok_says()) == "other"
     play(ui, "LNEXT")
     assert ui.word(ui.items[0]) == "Card shown"
     play(ui, "LPREV LOK")
@@ -479,7 +543,7 @@ def test_entries_the_rules_reject_show_a_message_and_save_nothing():
     assert saved(ui)[-1]["offence"] == "misdeal-twice"
 
     ui = started("saare-2020")
-    play(ui, "A PREV OK")                            # a pokk: the replay follows
+    play(ui, "OK OK A")                              # a pokk made by A: the replay follows
     assert ui.table.match.st.chain == 1
     before = state(ui)
     play(ui, "LOK NEXT OK")                          # no redeal for want of a picture in a replay
@@ -506,20 +570,27 @@ def test_fault_and_clear_set_and_clear_the_faults():
 def test_handle_says_what_each_press_did():
     ui = started("saare-2020")
     got = []
-    play(ui, "NEXT OK C A", got)
+    play(ui, "NEXT OK OK C OK A", got)
     assert got == [(U.MOVED, None),                   # the cursor moved
-                   (U.REFUSED, W.SIDE),             # OK where a side button is asked for
+                   (U.MOVED, None),                   # OK: ruutu's other results
+                   (U.MOVED, None),                   # OK: a pokk; its maker is next
                    (U.REFUSED, W.NOSIDE),           # no side C in Saare mäng
-                   (U.MOVED, None)]                   # the maker: the next step
-    assert ui.msg is None and ui.deal.step == 1
+                   (U.REFUSED, W.SIDE),             # OK where a side button is asked for
+                   (U.SUBMITTED, None)]               # the maker: the pokk is entered
+    assert ui.msg is None and ui.deal.step == 0 and ui.table.match.st.chain == 1
+    del got[:]
+    play(ui, "B", got)                                # the replay: B won
+    assert got == [(U.SUBMITTED, None)] and ui.table.match.st.deals == 2
+    play(ui, "OK", got)
+    assert ui.deal.step == 1
     del got[:]
     play(ui, "B", got)
-    assert got == [(U.SUBMITTED, None)] and ui.table.match.st.deals == 1
+    assert got == [(U.SUBMITTED, None)] and ui.table.match.st.deals == 3
     ui.test_clock.t += U.IDLE_MS
     assert ui.tick() and ui.idle
     del got[:]
     play(ui, "A", got)                                # wakes the screen, enters nothing
-    assert got == [(U.NOTHING, None)] and ui.deal.step == 0 and ui.table.match.st.deals == 1
+    assert got == [(U.NOTHING, None)] and ui.deal.step == 0 and ui.table.match.st.deals == 3
 
 
 def test_an_assignment_offered_while_the_box_runs_shows_at_once():
@@ -538,14 +609,14 @@ def test_an_assignment_offered_while_the_box_runs_shows_at_once():
 
 def test_a_question_takes_a_long_ok_and_puts_the_screen_back():
     ui = started("saare-2020")
-    play(ui, "A")                                     # the maker, half an entry
+    play(ui, "NEXT OK")                               # ruutu, half an entry
     answers = []
     ui.ask(("Paarida?", "Pair?"), answers.append)
     assert ui.mode == U.ASK and ui.title == ("Paarida?", "Pair?")
     got = []
     play(ui, "LOK", got)
     assert answers == [True] and got == [(U.MOVED, None)]
-    assert ui.mode == U.ENTRY and ui.deal.step == 1 and ui.deal.answers["maker"] == "A"
+    assert ui.mode == U.ENTRY and ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu"}
     ui.ask(("Paarida?", "Pair?"), answers.append)
     play(ui, "B")                                     # any other press says no and enters nothing
     assert answers == [True, False] and ui.deal.step == 1 and ui.table.match.st.deals == 0
@@ -565,7 +636,7 @@ def test_side_presses_together_take_back_the_first_and_enter_nothing():
     # within 40 ms of the first take the first back and enter nothing
     ui = box()
     play(ui, START["saare-2020"])
-    play(ui, "A")                                     # the maker
+    play(ui, "OK")                                    # suit: its other results
     before = state(ui)
     t = ui.test_clock.t + 1000
     got = [ui.handle(K.event(K.PRESS, b, t + dt)) for b, dt in ((0, 0), (1, 5), (2, 10))]  # A B C, 5 ms apart
@@ -573,10 +644,18 @@ def test_side_presses_together_take_back_the_first_and_enter_nothing():
     assert ui.table.pending is None and ui.msg == W.CHORD
     ui.table.flush()
     nothing_saved(ui, before, U.ENTRY)
-    assert ui.deal.step == 1 and ui.deal.answers == {"game": "suit", "maker": "A"}   # back on the result step
+    assert ui.deal.step == 1 and ui.deal.answers == {"game": "suit"}   # back on the result step
     assert ui.handle(K.event(K.PRESS, 1, t + 200)) == (U.SUBMITTED, None)   # later, one side alone: B won
     ui.table.flush()
-    assert saved(ui)[-1]["winner"] == "B"
+    assert (saved(ui)[-1]["winner"], saved(ui)[-1]["maker"]) == ("B", "A")
+    # the one-press deal is taken back whole by a chord too
+    before = state(ui)
+    t += 1000
+    got = [ui.handle(K.event(K.PRESS, b, t + dt)) for b, dt in ((1, 0), (0, 5))]   # B then A
+    assert got == [(U.SUBMITTED, None), (U.REFUSED, W.CHORD)]
+    ui.table.flush()
+    nothing_saved(ui, before, U.ENTRY)
+    assert ui.deal.step == 0 and ui.deal.answers == {}
 
 
 def test_a_match_started_by_mistake_is_abandoned_from_the_menu():
@@ -589,21 +668,23 @@ def test_a_match_started_by_mistake_is_abandoned_from_the_menu():
     assert ev["type"] == "close" and ui.table.match.closed
     assert ui.mode == U.START                          # straight to a new match
     ui = started("saare-2020")
-    play(ui, "A A LOK")
+    play(ui, "A LOK")
     assert W.ABANDON not in ui.items                 # a deal is in force: forfeit or the judge
 
 
 def test_a_half_entered_deal_survives_a_look_at_the_menu_or_the_penalty_list():
     ui = started("saare-2020")
-    play(ui, "NEXT B")                                 # ruutu by B; the result is next
+    play(ui, "NEXT OK NEXT")                           # ruutu; its results, "Jänn" under the cursor
     assert ui.deal.step == 1
     play(ui, "LOK NEXT LPREV")                         # the menu, and back
-    assert ui.mode == U.ENTRY and ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu", "maker": "B"}
+    assert ui.mode == U.ENTRY and ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu"}
+    assert ui.cursor == 1
     play(ui, "LNEXT LPREV")                            # the penalty list, and back
     assert ui.mode == U.ENTRY and ui.deal.step == 1
     play(ui, "A")
     assert saved(ui)[-1]["game"] == "ruutu" and saved(ui)[-1]["winner"] == "A"
-    play(ui, "NEXT B LNEXT A")                         # a penalty in between starts the entry again
+    assert saved(ui)[-1]["result"] == "jann" and saved(ui)[-1]["maker"] == "A"
+    play(ui, "NEXT OK LNEXT A")                        # a penalty in between starts the entry again
     assert ui.mode == U.ENTRY and ui.deal.step == 0 and saved(ui)[-1]["type"] == "penalty"
 
 

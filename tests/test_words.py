@@ -27,13 +27,13 @@ def _header(ui):
 def test_the_undo_question_names_the_deal_by_the_headers_number():
     ui = started("saare-2020")
     assert _header(ui) == "Mäng 1"                   # the Saare texts: a deal is a "mäng"
-    play(ui, "A A LNEXT A LOK OK NEXT B NEXT A")     # deal 1, a penalty, a redeal, deal 2
+    play(ui, "A LNEXT A LOK OK NEXT OK PREV A")      # deal 1, a penalty, a redeal, deal 2
     assert _header(ui) == "Mäng 3"
     play(ui, "LPREV")
-    assert ui.detail == "Mäng 2: Ruutu B, Jänn A", ui.detail   # not the event's number (#5)
+    assert ui.detail == "Mäng 2: Ruutu, B tegi, A võitis jänniga", ui.detail   # not the event's number (#5)
     ui.lang = W.EN
     play(ui, "NEXT OK LPREV")
-    assert ui.detail == "Deal 2: Ruutu B, Jänn A", ui.detail
+    assert ui.detail == "Deal 2: Ruutu, B made it, A won with jänn", ui.detail
 
 
 def test_turniirisasku_counts_boards_and_names_them_so():
@@ -49,7 +49,7 @@ def test_turniirisasku_counts_boards_and_names_them_so():
 def test_a_pokk_replay_is_shown_while_it_is_entered():
     ui = started("saare-2020")
     assert ui.banner is None
-    play(ui, "NEXT B PREV OK")                       # ruutu by B, pokk 60:60
+    play(ui, "NEXT OK OK B")                         # ruutu, its results, OK: pokk 60:60, made by B
     assert ui.mode == U.ENTRY and ui.banner == "Pokk: uuesti (Ruutu B)", ui.banner
     play(ui, "LOK PREV LPREV")                       # a look at the menu and back: still there
     assert ui.banner == "Pokk: uuesti (Ruutu B)"
@@ -105,8 +105,11 @@ def test_the_number_of_cards_shown_is_entered():
 
 def test_a_sohk_is_entered_with_the_offenders_button():
     ui = started("saare-2020")
-    play(ui, "NEXT B PREV PREV")                     # ruutu by B; the result list wraps: pokk, then sohk
+    play(ui, "NEXT OK NEXT NEXT NEXT")               # ruutu, its results: sohk, the rarest, three away
     assert ui.word(ui.items[ui.cursor]) == "Sohk"
+    assert ui.word(ui.says()) == "tegi sohku"
+    play(ui, "B")                                    # B cheated; then the maker is asked
+    assert ui.word(ui.title) == "Sohk" and ui.deal.step == 2
     assert play(ui, "B") == 1                        # the makers' sohk: A gets 4 + 2 (SM-04)
     ev = saved(ui)[-1]
     assert ev["sohk"] == "B" and "result" not in ev and ev["game"] == "ruutu"
@@ -150,15 +153,15 @@ def test_a_manual_turniirisasku_start_asks_the_number_of_boards():
 def test_schmier_says_what_ok_does_and_shows_the_bid():
     ui = started("schmier")
     play(ui, "NEXT B")                               # bid 4 by B
-    assert ui.banner == "Pakkumine 4: B"
-    assert ui.word(ui.title) == "Kõrge" and ui.choice_text() == "OK: pakkujale"
-    play(ui, "A")                                    # High to A
-    assert ui.banner == "Pakkumine 4: B"
-    play(ui, "C C C C")
-    assert ui.word(ui.title) == "Mängupunkt"
-    assert [ui.word(i) for i in ui.items] == ["OK: pakkujale", "Viik: mitte kellelegi"]
+    assert ui.banner == "Pakkumine 4: B"             # (the names line shows the tally over it)
+    assert ui.word(ui.title) == "Pakkus 4" and ui.choice_text() == "+1 punkt"
+    assert ui.rest_left(1) == 6 and ui.rest_left(0) == -1     # "OK+6" under the bidder's team
+    play(ui, "A")                                    # a point to A
+    assert ui.tally(0) == 1 and ui.rest_left(1) == 5 and ui.word(ui.title) == "Pakkus 4"
+    play(ui, "C C C")
+    assert [ui.word(i) for i in ui.items] == ["+1 punkt", "Mängupunkt viik"]
     ui.lang = W.EN
-    assert ui.word(ui.items[1]) == "Tie: nobody"
+    assert ui.word(ui.items[1]) == "Game point tied"
 
 
 # ---------------------------------------------------------------- 17: the seed texts' words
@@ -178,11 +181,11 @@ def test_the_words_are_the_seed_texts():
 
 def test_the_karvane_mark_is_shown_as_the_bonus_it_brings():
     ui = started("saare-2020")
-    play(ui, "NEXT B NEXT NEXT A")                   # ruutu by B, karvane to A: a mark for A
+    play(ui, "NEXT OK PREV PREV A")                  # ruutu by B, karvane to A: a mark for A
     m = ui.table.match
     assert m.st.marks == [1, 0]
     assert [m.rules.mark_bonus(m.st, m.cfg, i) for i in (0, 1)] == [1, 0]
-    play(ui, "A NEXT NEXT A")                        # karvane again to A: +2 at the end
+    play(ui, "OK NEXT NEXT A")                       # suit by A, karvane again to A: +2 at the end
     m = ui.table.match
     assert m.st.marks == [2, 0]
     assert [m.rules.mark_bonus(m.st, m.cfg, i) for i in (0, 1)] == [2, 0]
@@ -258,14 +261,15 @@ def _rmtree(path):
 
 # ---------------------------------------------------------------- 15: everything the rules accept, by the buttons
 
-def _commit(ui, c):
-    """Commit choice c of the step on screen: a side button (A) where it names a side, else OK."""
+def _commit(ui, c, ok=False):
+    """Commit choice c of the step on screen: a side button (A) where it names a side, else OK
+    (ok: OK where it takes c too, answering only its step: "Trump · võit" opens the results)."""
     i = 0
     while ui.deal.choices[ui.cursor] is not c:
         play(ui, "NEXT")
         i += 1
         assert i <= len(ui.items), "choice not offered"
-    return play(ui, "A" if c.get("side") is not None else "OK")
+    return play(ui, "A" if c.get("side") is not None and not (ok and c.get("ok")) else "OK")
 
 
 def _paths(ui, depth):
@@ -285,7 +289,8 @@ def _offered_after(ui, path):
     d.begin(ui.table.match)
     for i in path:
         d.show()
-        d.answer(d.choices[i], 0 if d.choices[i].get("side") is not None else None)
+        c = d.choices[i]
+        d.answer(c, 0 if c.get("side") is not None and not c.get("ok") else None)
     d.show()
     choices = list(d.choices)
     d.begin(ui.table.match)
@@ -305,7 +310,7 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
                     ui = started(name)
                     for i in path:
                         ui.deal.show()
-                        _commit(ui, ui.deal.choices[i])
+                        _commit(ui, ui.deal.choices[i], ok=True)
                     if ui.deal.steps[ui.deal.step]["key"] != steps[k]["key"]:
                         continue                      # the form skipped the step on this path
                     c = ui.deal.choices[ci]
@@ -321,7 +326,13 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
                         assert ui.msg is not None, (name, key, c["value"])
                         continue
                     ev = saved(ui)[-1]
-                    if c.get("omit"):
+                    if "count" in steps[k]:
+                        # a tally: the count given (a button adds one; "one for nobody" sets its field)
+                        got = sum(ev[key]) + (1 if c.get("sets") else 0)
+                        assert got == steps[k]["count"], (name, key, c, ev)
+                        for f in c.get("sets", {}):
+                            assert ev[f] == c["sets"][f], (name, key, c, ev)
+                    elif c.get("omit"):
                         assert key not in ev and ev[c["side"]] == "A", (name, key, ev)
                     elif c.get("side") is not None:
                         # the side field is the step's own (a Schmier point: the team that took it)
@@ -334,6 +345,11 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
     missing = [t for t in offered if t not in entered]
     assert not missing, missing
     assert len(offered) >= 30, offered
+    # the paths go through OK on a game to its results, and through a tally to its end
+    for tag in (("saare-2020", "game", "Suit · won"), ("saare-2020", "result", "Lost"),
+                ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Maker"),
+                ("schmier", "tally", "+1 point"), ("schmier", "tally", "Game point tied")):
+        assert tag in entered, (tag, entered)
 
 
 def test_every_offence_and_every_setup_field_is_entered_with_the_buttons():

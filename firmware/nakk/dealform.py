@@ -5,6 +5,12 @@ object's own cache, never written into the ruleset's dicts. The UI
 (nakk.ui) shows `show()`'s step, moves its cursor over `choices`, and turns
 the players' presses into answer(), rest() and back(); when show() says the
 form is complete, `fields()` is the deal event the table checks.
+
+A side press may answer more than its step: a choice's `also`, `opp` and
+`sets` fill other fields, and a later step whose field is filled so is not
+asked (one press for "this pair made it and won"). A tally step (`count`)
+stays on screen until its count is given. `done` remembers, as bits, the steps
+the players answered themselves, so a take-back goes to the last of them.
 """
 
 from nakk.event import SIDES
@@ -16,6 +22,8 @@ class DealEntry:
         self.steps = ()            # the form's steps
         self.step = 0              # index of the step being answered
         self.answers = {}          # event fields answered so far
+        self.done = 0              # bit i: step i was answered by a press (not skipped, not set by another)
+        self.sides = 2             # sides of the match (a tally counts for each)
         self.choices = ()          # what the current step offers (its conditions applied)
         self.label = None          # the current step's label, and its choices' labels (show(), back())
         self.labels = ()
@@ -29,6 +37,7 @@ class DealEntry:
         """A new deal of match m: the ruleset's form for it (the last deal's again when
         its form_key says the form is the same), nothing answered."""
         key = m.rules.form_key(m.st)
+        self.sides = m.rules.sides
         if key is None or self._form_match is not m or self._form_key != key or self._form_steps is not self.steps:
             # not the questions of the last deal (or a take-back put other steps
             # in place since): the ruleset's form for this one
@@ -38,45 +47,124 @@ class DealEntry:
             self._form_steps = self.steps
         self.answers = {}
         self.step = 0
+        self.done = 0
 
     def _offered(self, stp):
         out = []
+        count = "count" in stp
         for c in stp["choices"]:
             w = c.get("when")
             if w is not None:
                 v = self.answers.get(w[0], self.fixed.get(w[0]))
                 if v not in w[1]:
                     continue
+            if count and "sets" in c and self._taken(c):
+                continue          # a tally's "one for nobody" is given once
             out.append(c)
         return out
 
+    def _taken(self, c):
+        for k in c["sets"]:
+            if k in self.answers:
+                return True
+        return False
+
+    def _key(self, stp):
+        """Where show() keeps the current step's lists (see there), or None: made every time."""
+        if "count" in stp:
+            return -1 - 2 * self.step - (1 if self._nobody(stp) else 0)
+        field = None
+        for c in stp["choices"]:
+            w = c.get("when")
+            if w is not None:
+                if field is None:
+                    field = w[0]
+                elif field != w[0]:
+                    return None
+        if field is None:
+            return self.step
+        return (self.step, self.answers.get(field, self.fixed.get(field)))
+
+    def _nobody(self, stp):
+        """Whether a tally step's "one for nobody" is given already."""
+        for c in stp["choices"]:
+            if "sets" in c and self._taken(c):
+                return True
+        return False
+
+    # A tally is kept in the answers as one small int, 6 bits a side (side i's count is
+    # (v >> 6 * i) & 63): a press then makes no list, and a screen kept for a take-back holds
+    # the count it had. fields() turns it into the event's list.
+
+    def left(self):
+        """How many of the current tally step's count are still to give (0 on other steps)."""
+        stp = self.steps[self.step]
+        n = stp.get("count")
+        if n is None:
+            return 0
+        got = self.answers.get(stp["key"], 0)
+        for i in range(self.sides):
+            n -= (got >> 6 * i) & 63
+        for c in stp["choices"]:
+            if "sets" in c and self._taken(c):
+                n -= 1
+        return n
+
+    def tally(self, side):
+        """The count given to side so far on the current tally step, or -1 on another step."""
+        stp = self.steps[self.step]
+        if "count" not in stp:
+            return -1
+        return (self.answers.get(stp["key"], 0) >> 6 * side) & 63
+
     def show(self):
-        """Move to the step to answer, skipping steps that offer nothing: True with its label and
-        its choices' labels in label and labels (no tuple made: a press allocates as little as it
-        can); False when every step is answered (fields() is then the deal)."""
+        """Move to the step to answer, skipping steps that offer nothing or whose field an
+        earlier answer filled: True with its label and its choices' labels in label and labels
+        (no tuple made: a press allocates as little as it can); False when every step is
+        answered (fields() is then the deal)."""
         if self._lists_of is not self.steps:
             self._lists.clear()           # the same dict again: one object less per new form
             self._lists_of = self.steps
         while self.step < len(self.steps):
             stp = self.steps[self.step]
-            made = self._lists.get(self.step)     # a step without conditions: its lists, made once
+            if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0):
+                self.step += 1            # answered by an earlier press (or a tally complete)
+                continue
+            # its lists, made once: a step without conditions under its index; a step whose
+            # conditions all read one field once per value of that field (the results of
+            # each game); a tally step once with its "one for nobody" on offer, once without
+            at = self._key(stp)
+            made = self._lists.get(at) if at is not None else None
             if made is None:
                 offered = self._offered(stp)
                 labels = [c["label"] for c in offered]
-                for c in stp["choices"]:
-                    if "when" in c:
-                        break
-                else:
-                    self._lists[self.step] = (offered, labels)
+                if at is not None:
+                    self._lists[at] = (offered, labels)
             else:
                 offered, labels = made
             if offered:
                 self.choices = offered
-                self.label = stp["label"]
+                self.label = self._label(stp)
                 self.labels = labels
                 return True
             self.step += 1
         return False
+
+    def _label(self, stp):
+        """The step's label, or (`named`: a field) the name of the answer to that field, so the
+        screen keeps saying which game a result is for."""
+        field = stp.get("named")
+        if field is not None:
+            v = self.answers.get(field, self.fixed.get(field))
+            for s in self.steps:
+                if s["key"] == field:
+                    for c in s["choices"]:
+                        if c["value"] == v:
+                            return c.get("name", c["label"])
+                    c = s.get("ok")
+                    if c is not None and c["value"] == v:
+                        return c.get("name", c["label"])      # the step's own OK answer (a pokk)
+        return stp["label"]
 
     def fields(self):
         """The deal event of the answers (a fresh dict: the table numbers it)."""
@@ -85,16 +173,53 @@ class DealEntry:
             ev[key] = self.fixed[key]
         for key in self.answers:
             ev[key] = self.answers[key]
+        for stp in self.steps:
+            if "count" in stp and stp["key"] in ev:
+                v = ev[stp["key"]]
+                ev[stp["key"]] = [(v >> 6 * i) & 63 for i in range(self.sides)]
         return ev
 
     def answer(self, c, side):
         """Choice c of the current step, committed by side index `side` (None: by OK)."""
         stp = self.steps[self.step]
-        if not c.get("omit"):
-            self.answers[stp["key"]] = c["value"]
+        a = self.answers
+        self.done |= 1 << self.step
+        if "count" in stp:
+            got = a.get(stp["key"], 0)
+            if side is not None:
+                got += 1 << 6 * side
+            else:
+                sets = c.get("sets")
+                if sets is not None:
+                    for k in sets:
+                        a[k] = sets[k]
+            a[stp["key"]] = got
+            if self.left() <= 0:
+                self.step += 1
+            return
+        if not c.get("omit"):              # a sohk names its offender and no result
+            a[stp["key"]] = c["value"]
         if side is not None:
-            self.answers[c["side"]] = SIDES[side]
+            a[c["side"]] = SIDES[side]
+            also = c.get("also")
+            if also is not None:
+                for k in also:
+                    a[k] = SIDES[side]
+            opp = c.get("opp")
+            if opp is not None:
+                a[opp] = SIDES[1 - side]
+            sets = c.get("sets")
+            if sets is not None:
+                for k in sets:
+                    a[k] = sets[k]
         self.step += 1
+
+    def ok_choice(self, c):
+        """The choice OK commits when c is under the cursor: c itself when OK takes it, else the
+        step's own OK answer (a pokk), else None."""
+        if c.get("ok"):
+            return c
+        return self.steps[self.step].get("ok")
 
     def rests(self):
         """Whether OK here may give this step and the following ones to a side already named."""
@@ -102,12 +227,20 @@ class DealEntry:
 
     def rest(self):
         """OK on a step that allows it: this step and every later one like it go to the side
-        already named in its `rest` field (e.g. the rest of the points to the bidder).
-        False (nothing changed) when that side is not named yet."""
+        already named in its `rest` field (e.g. the rest of the points to the bidder; on a
+        tally step, what is left of its count). False (nothing changed) when that side is
+        not named yet."""
         field = self.steps[self.step].get("rest")
         who = self.answers.get(field)
         if who is None:
             return False
+        self.done |= 1 << self.step
+        stp = self.steps[self.step]
+        if "count" in stp:
+            n = self.left()
+            self.answers[stp["key"]] = self.answers.get(stp["key"], 0) + (n << 6 * SIDES.index(who))
+            self.step += 1
+            return True
         while self.step < len(self.steps) and self.steps[self.step].get("rest") == field:
             stp = self.steps[self.step]
             first = self._offered(stp)[0]
@@ -117,35 +250,73 @@ class DealEntry:
         return True
 
     def back(self):
-        """Take back the last answered step (a step skipped on the way forward is skipped back
-        too): the cursor on the answer taken back, with label and labels set as by show();
+        """Take back the last step the players answered (with all it filled, and anything
+        after it): the cursor on the answer taken back, with label and labels set as by show();
         -1 when no step is answered."""
-        while self.step > 0:
-            self.step -= 1
-            stp = self.steps[self.step]
-            key = stp["key"]
-            cur = 0
-            offered = self._offered(stp)
+        j = len(self.steps) - 1
+        while j >= 0 and not self.done & (1 << j):
+            j -= 1
+        if j < 0:
+            return -1
+        self.done &= ~(1 << j)
+        stp = self.steps[j]
+        a = self.answers
+        offered = self._offered(stp)
+        cur = 0
+        if "count" not in stp:
             for i in range(len(offered)):
-                c = offered[i]
-                if c["value"] == self.answers.get(key) and (c.get("side") is None or c["side"] in self.answers):
+                if self._was(offered[i], stp):
                     cur = i
-            for c in offered:
-                if c.get("side") is not None:
-                    self.answers.pop(c["side"], None)
-            self.answers.pop(key, None)
-            if offered:
-                self.choices = offered
-                self.label = stp["label"]
-                self.labels = [c["label"] for c in offered]
-                return cur
-        return -1
+                    break
+        for k in range(j, len(self.steps)):
+            for c in self.steps[k]["choices"]:
+                for f in ("side", "opp"):
+                    if c.get(f) is not None:
+                        a.pop(c[f], None)
+                for f in ("also", "sets"):
+                    if c.get(f) is not None:
+                        for x in c[f]:
+                            a.pop(x, None)
+            a.pop(self.steps[k]["key"], None)
+        self.step = j
+        self.choices = offered
+        self.label = self._label(stp)
+        self.labels = [c["label"] for c in offered]
+        return cur
 
-    def put(self, step, answers, choices, fixed, steps):
+    def _was(self, c, stp):
+        """Whether choice c of step stp is the answer given (the same value, and its sides as
+        the answers have them: "won" and "lost" share a value)."""
+        a = self.answers
+        if a.get(stp["key"]) != c["value"]:
+            return False
+        f = c.get("side")
+        if f is None:
+            return True
+        who = a.get(f)
+        if who is None:
+            return bool(c.get("ok"))      # committed with OK: no side was given
+        also = c.get("also")
+        if also is not None:
+            for k in also:
+                if a.get(k) != who:
+                    return False
+        opp = c.get("opp")
+        if opp is not None and a.get(opp) == who:
+            return False
+        sets = c.get("sets")
+        if sets is not None:
+            for k in sets:
+                if k not in a or a[k] != sets[k]:
+                    return False
+        return True
+
+    def put(self, step, answers, choices, fixed, steps, done):
         """Bring an entry back as it was (a take-back, a detour through a menu): the values of
-        step, answers (a copy, or None for none), choices, fixed and steps then."""
+        step, answers (a copy, or None for none), choices, fixed, steps and done then."""
         self.step = step
         self.answers = answers if answers is not None else {}
         self.choices = choices
         self.fixed = fixed
         self.steps = steps
+        self.done = done

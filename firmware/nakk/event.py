@@ -9,7 +9,7 @@ trailing comma, for one), so parsing is done here, strictly.
 
 import json
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2     # the newest format this code writes and reads (it reads every one from 1)
 MAX_LINE = 2048  # bytes; an event is typically 60-200
 _MAX_DEPTH = 4
 

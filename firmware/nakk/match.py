@@ -57,8 +57,8 @@ class Match:
     def _setup(self, ev):
         if self.setup is not None:
             raise EventError("type", "the match already has its setup")
-        if ev["v"] != FORMAT_VERSION:
-            raise EventError("v", "event format %d is not supported (this is %d)" % (ev["v"], FORMAT_VERSION))
+        if not 1 <= ev["v"] <= FORMAT_VERSION:
+            raise EventError("v", "event format %d is not supported (this reads 1 to %d)" % (ev["v"], FORMAT_VERSION))
         try:
             rules = _rules.get(ev["ruleset"])
         except KeyError as e:
@@ -102,6 +102,10 @@ class Match:
         # The rules check everything before they change the state, so a
         # rejected event leaves it as it was (a property test holds them to it).
         if t == "deal":
+            v = self.setup["v"]
+            for f, since in self.rules.newer_fields:
+                if v < since and f in ev:
+                    raise EventError(f, "needs event format %d (this match is format %d)" % (since, v))
             self.rules.deal(self.st, ev, self.cfg)
         elif t == "redeal":
             self.rules.redeal(self.st, ev, self.cfg)

@@ -48,7 +48,7 @@ _SAVE_W = const(68)
 # what the score screen may show besides the match's own names and labels
 _WORDS = (W.SHUFFLES, W.WINNER, W.OVER, W.DRAW, W.JUDGE,
           W.CONFIRM, W.DISPUTE, W.SAVING)
-_MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C")
+_MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C", "OK:", ":", "OK+")
 
 
 def _mix(s, v):
@@ -68,6 +68,10 @@ class Screen:
         self._scratch = _fbuf.FrameBuffer(bytearray(1), 1, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
         self.frame = 0
         self._foot_word = None   # the deal-entry step name on the foot now (None: something else)
+        self._says = None        # what the side buttons say on the names line, last drawn, and
+        self._says_gen = 0       # a count bumped whenever that changes (it signs the names line)
+        self._ok = None          # the same for what OK does, when the header says it
+        self._ok_gen = 0
         self._foot_x = 0         # where its answer box starts
         # "Segab " / "Shuffles " widths: is the shuffler hidden under the "saving" box?
         self._shuf_w = (font.width(W.SHUFFLES[0]), font.width(W.SHUFFLES[1]))
@@ -116,6 +120,9 @@ class Screen:
             font.text(self._scratch, stp["label"][lang], 0, 0)
             for c in stp["choices"]:
                 font.text(self._scratch, c["label"][lang], 0, 0)
+                for k in ("says", "ok_says", "name"):
+                    if k in c:
+                        font.text(self._scratch, c[k][lang], 0, 0)
 
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
@@ -132,6 +139,22 @@ class Screen:
         head = _mix(_mix(_mix(base, 1 if saving else 0), waiting), ui.version if listed else 0)
         foot = _mix(_mix(_mix(base, ui.version), ui.faults), 1 if ui.msg is not None else 0)
         names = _mix(base, ui.table.n or 0)
+        if mode == U.ENTRY and not ui.idle:
+            # the names line says what each side's button does on the answer under the
+            # cursor (or a tally's counts): signed by those words and counts alone, so a
+            # cursor move that does not change them sends nothing more
+            says = ui.says()
+            if says is not self._says:
+                self._says = says         # another form's words: a new generation (no id(), no allocation)
+                self._says_gen = (self._says_gen + 1) & 0xFF
+            names = _mix(names, self._says_gen)
+            ok = self._ok_head(ui)
+            if ok is not self._ok:
+                self._ok = ok             # the header's "OK: ..." changed: a new generation
+                self._ok_gen = (self._ok_gen + 1) & 0xFF
+            head = _mix(head, self._ok_gen)
+            for i in range(m.st.sides if m is not None and m.st is not None else 0):
+                names = _mix(_mix(names, ui.tally(i) + 1), ui.rest_left(i) + 1)
         score = base
         if m is not None and m.st is not None:
             st = m.st
@@ -195,13 +218,25 @@ class Screen:
         elif m is not None and m.st is not None:
             st = m.st
             x = font.text(fb, m.rules.counter_word[lang], 0, 0) + 4
-            font.text(fb, m.rules.count(st), x, 0)
+            left = x + font.text(fb, m.rules.count(st), x, 0) + 6
             if not st.over:
                 seat = W.seat_name(st.shuffler, st.sides)
                 x = 127 - font.width(seat)
                 if not saving or x - 2 - self._shuf_w[lang] < _SAVE_X:   # else all under the box
                     font.text(fb, seat, x, 0)
                     font.text(fb, W.SHUFFLES[lang], x - 2, 0, align=font.RIGHT)
+                ok = self._ok_head(ui)
+                if ok is not None and not saving and not waiting:
+                    # a step named after an earlier answer (the game over its results) keeps
+                    # its name on the bottom line: what OK does goes here, between the
+                    # deal's number and the shuffler, when it fits
+                    word = ok[lang]
+                    right = x - 2 - self._shuf_w[lang] - 6
+                    w = font.width("OK:") + 1 + font.width(word)
+                    if w <= right - left:
+                        x = (left + right - w) // 2
+                        x += font.text(fb, "OK:", x, 0) + 1
+                        font.text(fb, word, x, 0)
         if waiting:
             # results on flash waiting for the judge: an inverse "↑n" in the middle
             # (the box grows to the right past 9: a full box holds 160 of them, and dark ink
@@ -217,6 +252,16 @@ class Screen:
             else:
                 fb.fill_rect(_SAVE_X, 0, _SAVE_W, 8, 1)
                 font.text(fb, W.SAVING[lang], 94, 0, 0, align=font.CENTER)
+
+    def _ok_head(self, ui):
+        """What OK does on a deal-entry step labelled with an earlier answer (its name stays on
+        the bottom line, so this goes in the header), or None."""
+        if ui.mode != U.ENTRY or ui.idle or not ui.items:
+            return None
+        d = ui.deal
+        if d.steps[d.step].get("named") is None:
+            return None
+        return ui.ok_says()
 
     def _small_score(self, m, right):
         fb = self.fb
@@ -236,24 +281,60 @@ class Screen:
         if m is None or m.st is None:
             return
         st = m.st
-        if ui.mode == U.ENTRY and ui.banner is not None:
+        if ui.mode == U.ENTRY and ui.banner is not None and ui.tally(0) < 0:
             # the ruleset's line about this deal (a pokk replay, the bid) over the names:
-            # the columns still say whose score is whose
+            # the columns still say whose score is whose (a tally's counts go before it)
             font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W, keep=False)
             return
         n = st.sides
         sides = m.setup["sides"]
         col = _W // n
+        says = None
+        if ui.mode == U.ENTRY and not ui.idle:
+            says = ui.says()
+            if says is not None:
+                says = says[ui.lang]
         for i in range(n):
             cx = col * i + col // 2
             name = sides[i].get("name", sides[i]["id"])
             # what the side's marks bring it at the end (Saare mäng: karvane +1 each) while
             # the match is played; the end bonuses it got, once it is over
             bonus = st.bonus[i] if st.over else m.rules.mark_bonus(st, m.cfg, i)
-            font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2 if not bonus else col - 14)
-            if bonus:
-                font.text(fb, "+", cx + 20, 8)
-                font.text(fb, bonus, cx + 26, 8)
+            end = col * (i + 1) - 1            # the column's right edge
+            if bonus and (says is not None or ui.tally(i) >= 0):
+                # beside what the button says: "+n" at the column's edge, the words before it
+                end -= font.width(bonus)
+                font.text(fb, bonus, end, 8)
+                end -= font.width("+") + 1
+                font.text(fb, "+", end, 8)
+                end -= 3
+            t = ui.tally(i) if ui.mode == U.ENTRY and not ui.idle else -1
+            if t >= 0:
+                # a tally: each team's count beside its name ("A 2"), and beside the
+                # side OK gives the rest to, how many that is ("B 1 OK+3")
+                r = ui.rest_left(i)
+                w = font.width(name) + 4 + font.width(t)
+                if r >= 0:
+                    w += 3 + font.width("OK+") + font.width(r)
+                x = cx - w // 2
+                x += font.text(fb, name, x, 8, max_w=col - 12) + 4
+                x += font.text(fb, t, x, 8)
+                if r >= 0:
+                    x += 3
+                    x += font.text(fb, "OK+", x, 8)
+                    font.text(fb, r, x, 8)
+            elif says is not None:
+                # what this side's button does now: "A: tegi, võitis"
+                w = font.width(name) + 1 + font.width(":") + 4 + font.width(says)
+                x = cx - w // 2 if cx + (w + 1) // 2 <= end else col * i + 1
+                x += font.text(fb, name, x, 8, max_w=col // 2) + 1
+                x += font.text(fb, ":", x, 8) + 4
+                font.text(fb, says, x, 8, max_w=end - x)
+            else:
+                font.text(fb, name, cx, 8, align=font.CENTER, max_w=col - 2 if not bonus else col - 14)
+                if bonus:
+                    font.text(fb, "+", cx + 20, 8)
+                    font.text(fb, bonus, cx + 26, 8)
 
     def _score(self, ui, m):
         fb = self.fb
@@ -337,13 +418,19 @@ class Screen:
             self._stuck(ui)
             return
         if mode == U.ENTRY and ui.msg is None and not ui.idle:
-            word = ui.word(ui.title)
+            # left of the answer: what OK does on it ("OK: muu"), else the step's name (a step
+            # named after an earlier answer keeps it: "Ruutu" over its results; its OK goes up)
+            ok = ui.ok_says() if self._ok_head(ui) is None else None
+            word = ui.word(ok) if ok is not None else ui.word(ui.title)
             if word == self._foot_word:
                 # the same step: its name stays, the answer box is drawn over in full
                 self._choice(ui, self._foot_x)
                 return
             fb.fill_rect(0, 56, _W, 8, 0)
-            x = font.text(fb, word, 0, 56, max_w=44) + 3
+            x = 0
+            if ok is not None:
+                x = font.text(fb, "OK:", 0, 56) + 2
+            x += font.text(fb, word, x, 56, max_w=(62 if ok is not None else 44) - x) + 3
             self._foot_word = word
             self._foot_x = x
             self._choice(ui, x)

@@ -7,7 +7,8 @@ flash. The app draws the new score with "saving" between the two calls: a
 flash erase stalls the RP2040 for tens of ms (docs/latency.md).
 """
 
-from nakk.event import EventError, encode, parse
+from nakk import rules as _rules
+from nakk.event import FORMAT_VERSION, EventError, encode, parse
 from nakk.journal import JournalError, JournalFull
 from nakk.match import Match
 
@@ -157,7 +158,10 @@ class Table:
         ev = dict(setup)
         ev["type"] = "setup"
         ev["seq"] = 1
-        ev["v"] = 1
+        try:
+            ev["v"] = _rules.get(ev.get("ruleset")).format    # the format its deals need: Saare mäng stays 1
+        except (KeyError, TypeError):
+            ev["v"] = FORMAT_VERSION                           # Match says what is wrong with the setup
         Match().apply(ev)                # check it before a match number is spent
         if self.journal is None:
             m = Match()                  # keeps its own list for an undo

@@ -37,6 +37,7 @@ What render (and the app) read of a Ui -- its surface, nothing else:
   deal.steps      the deal form in use (its labels are drawn once, early)
   banner          a line about the deal being entered (the ruleset's: a pokk replay, the bid), or None
   word(w), choice_text(), takes_side()
+  says(), ok_says(), tally(side), rest_left(side)   the deal entry: what the next press does
   sound, assignment   the beep setting, the judge's assignment (or None)
 """
 
@@ -181,6 +182,39 @@ class Ui:
             return ""
         return W.text(self.items[self.cursor], self.lang)
 
+    def says(self):
+        """On the deal entry: what a side button does on the answer under the cursor, in the
+        players' words ((et, en)), or None when a side button enters nothing there."""
+        if self.mode != ENTRY or not self.items:
+            return None
+        c = self.deal.choices[self.cursor]
+        if c.get("side") is None:
+            return None
+        return c.get("says")
+
+    def ok_says(self):
+        """On the deal entry: what OK does on the answer under the cursor ((et, en)), or None."""
+        if self.mode != ENTRY or not self.items:
+            return None
+        oc = self.deal.ok_choice(self.deal.choices[self.cursor])
+        return oc.get("ok_says") if oc is not None else None
+
+    def tally(self, side):
+        """On a tally step of the deal entry, the count given to side so far; else -1."""
+        if self.mode != ENTRY or not self.items:
+            return -1
+        return self.deal.tally(side)
+
+    def rest_left(self, side):
+        """On a tally step, for the side OK gives the rest to: how many OK would give it; else -1."""
+        if self.mode != ENTRY or not self.items:
+            return -1
+        d = self.deal
+        field = d.steps[d.step].get("rest")
+        if field is None or "count" not in d.steps[d.step] or d.answers.get(field) != SIDES[side]:
+            return -1
+        return d.left()
+
     def tick(self):
         """Called by the app between events: times out messages and goes idle. True if the screen changed."""
         now = self._ms()
@@ -287,7 +321,8 @@ class Ui:
         d = self.deal
         a = d.answers
         return (m.seq if m is not None else 0, self.mode, self.cursor, self.items, self.title, self.detail,
-                self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps)
+                self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps,
+                d.done)
 
     def _take_back(self, s):
         m = self.table.match
@@ -299,8 +334,8 @@ class Ui:
     def _put_back(self, s):
         """The screen of a _screen() (only a side press, a menu or a question changed it since)."""
         (seq, self.mode, self.cursor, self.items, self.title, self.detail,
-         self.chosen, self._undo_target, step, answers, choices, fixed, steps) = s
-        self.deal.put(step, answers, choices, fixed, steps)
+         self.chosen, self._undo_target, step, answers, choices, fixed, steps, done) = s
+        self.deal.put(step, answers, choices, fixed, steps, done)
         self._set_banner()
         self.version += 1
 
@@ -383,8 +418,9 @@ class Ui:
             deal.answer(c, side)
             return self._show_step(0)
         if k == K.SHORT and b == K.OK:
-            if c.get("ok"):
-                deal.answer(c, None)
+            oc = deal.ok_choice(c)
+            if oc is not None:
+                deal.answer(oc, None)
                 return self._show_step(0)
             if deal.rests() and deal.rest():
                 return self._show_step(0)

@@ -55,18 +55,33 @@ def describe_rules(name, lang="en"):
         out.append("      %s" % s.text)
     cfg = r.config(None)
     out.append("")
-    out.append("What a deal needs (the entry steps, most likely answer first):")
+    out.append("What a deal needs (the entry steps; each list as the cursor meets it: the likeliest under it, the next likeliest one NEXT or PREV away):")
     st = r.start({"sides": []}, cfg)
     fixed, steps = r.form(st, cfg)
     for stp in steps:
         labels = []
         for c in stp["choices"]:
-            how = "OK" if c.get("ok") else "side button -> %s" % c.get("side")
+            hows = []
+            if c.get("side") is not None:
+                fills = [c["side"]] + list(c.get("also", ()))
+                how = "side button -> %s" % "+".join(fills)
+                if c.get("opp"):
+                    how += ", the other side -> %s" % c["opp"]
+                for k in sorted(c.get("sets", {})):
+                    how += ", %s = %s" % (k, c["sets"][k])
+                hows.append(how)
+            if c.get("ok"):
+                hows.append("OK")
             when = ""
             if "when" in c:
                 when = " (only for %s)" % "/".join(str(v) for v in c["when"][1])
-            labels.append("%s [%s]%s" % (c["label"][li], how, when))
-        out.append("  %s: %s" % (stp["label"][li], "; ".join(labels)))
+            labels.append("%s [%s]%s" % (c["label"][li], " or ".join(hows), when))
+        head = stp["label"][li]
+        if "count" in stp:
+            head += " (a tally of %d: a side button adds one, OK gives the rest to %s)" % (stp["count"], stp["rest"])
+        if "ok" in stp:
+            labels.append("OK on any: %s" % stp["ok"]["label"][li])
+        out.append("  %s: %s" % (head, "; ".join(labels)))
     if r.offences:
         out.append("")
         out.append("Penalties: " + ", ".join("%s (%s)" % (o[0], o[2 - (li == 0)]) for o in r.offences))

@@ -36,7 +36,8 @@ def test_first_event_is_setup_and_seq_is_contiguous():
 def test_setup_is_checked():
     for ev, field in (
         (dict(SETUP, ruleset="bridge"), "ruleset"),
-        (dict(SETUP, v=2), "v"),
+        (dict(SETUP, v=3), "v"),
+        (dict(SETUP, v=0), "v"),
         (dict(SETUP, sides=[{"id": "A", "name": "x"}]), "sides"),
         (dict(SETUP, settings={"target": 1}), "settings.target"),
         (dict(SETUP, settings={"no_such": 1}), "settings.no_such"),
@@ -293,6 +294,40 @@ def test_schmier_rejects_penalties_and_bad_hands():
     assert m.summary()["score"] == [-3, 2, 2]
     rejected(fold([dict(setup, settings={"all_pass_policy": "stick-the-dealer"})]),
              {"seq": 2, "type": "redeal", "reason": "all-pass"}, "reason")
+
+
+def test_schmier_tally_is_format_2_and_reads_as_the_points_one_by_one():
+    setup = {"seq": 1, "type": "setup", "v": 2, "ruleset": "schmier",
+             "sides": [{"id": "A", "name": "a"}, {"id": "B", "name": "b"}, {"id": "C", "name": "c"}]}
+    by_point = {"seq": 2, "type": "deal", "bidder": "B", "bid": 4, "high": "A", "low": "C", "right": "B",
+                "left": "B", "joker": "B", "game": "B"}
+    tally = {"seq": 2, "type": "deal", "bidder": "B", "bid": 4, "tally": [1, 4, 1]}
+    # version 2 reads both forms, and they score alike
+    assert fold([setup, by_point]).summary()["score"] == fold([setup, tally]).summary()["score"] == [1, 4, 1]
+    # version 1 reads the points one by one, and refuses a tally
+    v1 = dict(setup, v=1)
+    assert fold([v1, by_point]).summary()["score"] == [1, 4, 1]
+    rejected(fold([v1]), tally, "tally")
+    m = fold([setup])
+    rejected(m, dict(tally, tally=[1, 4, 2]), "tally")              # seven points
+    rejected(m, dict(tally, tally=[1, 4]), "tally")
+    rejected(m, dict(tally, tally=[1, 5, -1]), "tally")
+    rejected(m, dict(tally, game=None), "tally")                     # a tied Game point leaves five
+    m.apply(dict(tally, tally=[1, 3, 1], game=None))                 # tied: five points, B set
+    assert m.summary()["score"] == [1, -4, 1]
+    # which point went where: optional detail, checked against the tally
+    detail = dict(by_point, tally=[1, 4, 1])
+    assert fold([setup, detail]).summary()["score"] == [1, 4, 1]
+    rejected(fold([setup]), dict(detail, tally=[2, 3, 1]), "tally")
+    d = dict(detail)
+    del d["joker"]
+    rejected(fold([setup]), d, "high")                               # all five or none
+    del d["game"]
+    d["joker"] = "B"
+    assert fold([setup, d]).summary()["score"] == [1, 4, 1]          # the Game point: the one left over
+    rejected(fold([setup]), dict(tally, game="C", tally=[1, 5, 0]), "tally")   # C took the Game point
+    rejected(fold([setup]), dict(tally, counts=[10, 20, 30], tally=[1, 5, 0]), "tally")   # the counts: C's
+    assert fold([setup, dict(tally, counts=[10, 30, 20])]).summary()["score"] == [1, 4, 1]
 
 
 def test_sasku_room_is_over_when_boards_are_played():

@@ -120,12 +120,12 @@ def main():
 
     # Saare mäng 2020: the score, and a deal being entered
     b.press("OK OK OK OK")
-    b.press("NEXT B NEXT A")                     # ruutu by B, jänn to A: 8
-    b.press("A B")                               # suit by A, won by B: 4
-    b.press("NEXT NEXT NEXT B NEXT NEXT B")      # white pits by B, B's ♦6 caught the ♣K: 6, a mark
-    b.press("NEXT A")                            # ruutu by A; the result is asked
+    b.press("NEXT OK PREV A")                    # ruutu by B, lost: jänn to A: 8
+    b.press("OK B")                              # suit by A, lost: won by B: 4
+    b.press("NEXT NEXT OK NEXT B")               # white pits by B, B's ♦6 caught the ♣K: 6, a mark
+    b.press("NEXT OK")                           # ruutu; OK: the other results are asked
     mask("still", b.frame())                     # nothing changed
-    mask("cursor_move", b.press("NEXT")[-1])     # jänn under the cursor
+    mask("cursor_move", b.press("NEXT")[-1])     # jänn (the maker's) under the cursor
     mask("still_after_move", b.frame())
     b.shot("saare-entry")
 
@@ -139,11 +139,13 @@ def main():
     mask("commit_saved", b.frame())
     print(json.dumps({"saving": pend, "fb_saving": saving_fb, "fb_saved": hexlify(b.buf).decode()}))
 
-    # a message: OK where a side is asked
+    # a message: OK where a side is asked (a pokk's maker)
+    b.press("OK OK")                             # suit: its other results; OK: a pokk, its maker is asked
     mask("message", b.press("OK")[-1])
     b.shot("message")
     mask("message_cleared", b.press("NEXT")[-1])
     b.press("PREV")
+    b.press("LPREV LPREV")                       # both steps taken back: the game is asked again
 
     # the penalty list, the cursor moved
     b.press("LNEXT NEXT NEXT")
@@ -165,7 +167,7 @@ def main():
     b.press("LPREV")
 
     # the end of the match: bonuses (karvane mark, prillid) and who has confirmed
-    b.press("NEXT A A")                          # A 18: over; B's karvane mark is a bonus
+    b.press("NEXT A")                            # ruutu made and won by A: A 18, over; B's karvane mark is a bonus
     b.press("A")                                 # A confirms
     b.shot("end")
 
@@ -180,24 +182,24 @@ def main():
     s.press("PREV OK OK OK OK")
     s.press("A OK")                              # bid 3 by A, every point: +6
     s.press("NEXT B A C OK")                     # bid 4 by B: A 1, B 4, C 1
-    s.press("NEXT NEXT C C C A")                 # bid 5 by C, High, Low to C, Right to A; Left is asked
+    s.press("PREV C A B")                        # bid 5 by C; a point to A, one to B so far
     s.shot("schmier")
 
     # Schmier with a negative and two-digit scores: A -12, B 21, C 14
     c = Box()
     c.press("PREV OK OK OK OK")
-    c.press("NEXT NEXT NEXT A B B C C B C")      # A bids 6, takes nothing: set, A -6; B 3, C 3
-    c.press("NEXT NEXT NEXT A B B C C B C")      # again: A -12, B 6, C 6
-    c.press("NEXT NEXT NEXT B OK")               # B bids 6 and takes everything: B 12
-    c.press("NEXT NEXT NEXT B OK")               # B 18
-    c.press("NEXT NEXT NEXT C OK")               # C 12
+    c.press("NEXT NEXT A B B C C B C")           # A bids 6, takes nothing: set, A -6; B 3, C 3
+    c.press("NEXT NEXT A B B C C B C")           # again: A -12, B 6, C 6
+    c.press("NEXT NEXT B OK")                    # B bids 6 and takes everything: B 12
+    c.press("NEXT NEXT B OK")                    # B 18
+    c.press("NEXT NEXT C OK")                    # C 12
     c.press("B B B B C C NEXT OK")               # B bids 3, takes 3; C 2; Game tied: B 21, over; C 14
     st = c.table.match.st
     c.shot("schmier-scores", score=[st.score[i] + st.bonus[i] for i in range(3)], over=st.over)
 
     # a stuck button: the message, then the bottom line says so until it is released
     d = Box()
-    d.press("OK OK OK OK A A NEXT B")            # Saare mäng 2020: a deal, the next one half entered
+    d.press("OK OK OK OK A NEXT OK")             # Saare mäng 2020: a deal, the next one half entered
     d.frame_of("entry")
     d.ui.handle(K.event(K.FAULT, K.OK))          # OK held down 5 s: the driver reports it stuck
     mask("fault_message", d.frame())

@@ -135,12 +135,24 @@ def _word(v):
 # screens: a list of steps, each asking one question. A step is a dict:
 #   key      the event field the step fills
 #   label    (Estonian, English)
-#   choices  list of choices, the most likely first; a choice is a dict:
+#   choices  list of choices, in the order the cursor meets them (wrapped() puts
+#            a most-likely-first list in the order a wrapping cursor reaches
+#            soonest); a choice is a dict:
 #              value, label (et, en), and optionally
 #              side: the field a side button press fills while committing
 #                    this choice (e.g. the game step commits with the maker's
 #                    button); without it, OK commits
-#              ok:   True when OK commits it (no side is asked)
+#              also: more fields the same side fills (the maker who also won)
+#              opp:  a field the other side fills (two sides only: the maker
+#                    derived from the winner of a lost game)
+#              sets: fields set (value as given) when a side button commits it
+#                    ("this pair made it and won": the result too); a later step
+#                    whose field is set so is not asked
+#              ok:   True when OK commits it (without sets; a choice may take
+#                    both: OK then only answers this step)
+#              says, ok_says: (et, en) what a side button / OK does on it, in the
+#                    players' words (the screen shows them before the press)
+#              name: (et, en) the choice's short name, for a later step `named` after it
 #              when: (field, values): offered only when an earlier answer is one of values
 #              omit: True when the step's own field is left out (the choice only names
 #                    its side field: a sohk names the offender, and no result)
@@ -148,14 +160,24 @@ def _word(v):
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same
 #            `rest` to that side (their first choice)
+#   ok       optional: a choice OK commits on this step whatever is under the cursor
+#            (a pokk among results taken with the winner's button)
+#   named    optional: a field answered earlier; the step is labelled with that
+#            answer's name ("Trump" over the results of a suit game)
+#   count    optional: a tally step. Its field becomes a list, one count per side;
+#            a side button adds one to that side until `count` are given, OK gives
+#            what is left to the side in `rest`; an ok choice with `sets` counts
+#            one for nobody (once: it is not offered once its field is set)
 # The UI shows the choices in order, moves with PREV/NEXT and commits with OK
 # or the named side button. Nothing in the UI is written per game, and the
 # UI never writes into a form: it is read-only data once built.
 
-def choice(value, et, en, side=None, ok=False, when=None, omit=False):
+def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, sets=None, says=None,
+           ok_says=None, name=None, omit=False):
     """One answer. side: the field a side button fills while committing it;
-    ok: committed with OK instead; when: (field, values) it is offered for;
-    omit: the step's field is left out of the event (value is then None)."""
+    ok: committed with OK instead (or as well); when: (field, values) it is offered for;
+    omit: the step's field is left out of the event (value is then None);
+    also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
     if omit:
         c["omit"] = True
@@ -165,10 +187,22 @@ def choice(value, et, en, side=None, ok=False, when=None, omit=False):
         c["ok"] = True
     if when is not None:
         c["when"] = when
+    if also is not None:
+        c["also"] = also
+    if opp is not None:
+        c["opp"] = opp
+    if sets is not None:
+        c["sets"] = sets
+    if says is not None:
+        c["says"] = says
+    if ok_says is not None:
+        c["ok_says"] = ok_says
+    if name is not None:
+        c["name"] = name
     return c
 
 
-def step(key, et, en, choices, side=None, rest=None):
+def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=None):
     """One question of a deal form. side: the side field of every choice that names none
     (the choices given are not changed: those that need it are copied)."""
     if side is not None:
@@ -182,7 +216,24 @@ def step(key, et, en, choices, side=None, rest=None):
     s = {"key": key, "label": (et, en), "choices": choices}
     if rest is not None:
         s["rest"] = rest
+    if count is not None:
+        s["count"] = count
+    if named is not None:
+        s["named"] = named
+    if ok is not None:
+        s["ok"] = ok
     return s
+
+
+def wrapped(choices):
+    """A most-likely-first list in the order a wrapping cursor reaches soonest from the first:
+    the likeliest under the cursor, the 2nd one NEXT away, the 3rd one PREV away, the 4th two
+    NEXTs away, and so on."""
+    n = len(choices)
+    out = [None] * n
+    for r in range(n):
+        out[(r + 1) // 2 if r % 2 else (n - r // 2) % n] = choices[r]
+    return out
 
 
 # ---------------------------------------------------------------- words
@@ -198,6 +249,26 @@ _ENDINGS = (("target", "reached the target"), ("penalty", "a penalty reached the
 
 
 # ---------------------------------------------------------------- base class
+
+# The last deal forms the rulesets built, shared by all of them: two slots (a game's ordinary
+# form, and the form of a replay, which comes and goes), each (ruleset, key, fixed, steps) or
+# None. A form is read-only data, so the next deal (or match) with the same key gets it again;
+# two slots for all rulesets keep no form alive but those of the game in play.
+_FORM = [None, None]
+
+
+def cached_form(ruleset, key, slot=0):
+    """(fixed, steps) of the form `ruleset` last kept under `key` in `slot`, or None."""
+    f = _FORM[slot]
+    if f is not None and f[0] is ruleset and f[1] == key:
+        return f[2], f[3]
+    return None
+
+
+def keep_form(ruleset, key, fixed, steps, slot=0):
+    _FORM[slot] = (ruleset, key, fixed, steps)
+    return fixed, steps
+
 
 class Ruleset:
     """A game's rules. Subclasses fill in the constants and the deal/penalty/redeal logic."""
@@ -223,6 +294,8 @@ class Ruleset:
     draws = ()              # `ended` values that are a draw (over, no winner, nobody lost)
     no_winner = ()          # (ended, the judge's words) for endings that have no winner by design
     marks_word = "marks"    # what the marks under a score are, in the judge's words
+    format = 1              # the event format a new match of this game is written in (setup.v)
+    newer_fields = ()       # (deal field, the format that brought it): refused in an older match
 
     def setting(self, key):
         for s in self.settings:

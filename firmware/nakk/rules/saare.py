@@ -5,7 +5,8 @@ sentence of the Estonian texts (the primary source) that each rests on.
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, pokk_or_winner, step, other
+from nakk.rules.common import IntRange, Ruleset, Setting, cached_form, choice, eyes_and_tricks, keep_form, \
+    pokk_or_winner, step, other, wrapped
 
 SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
     "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
@@ -413,37 +414,138 @@ class Saare(Ruleset):
     # ------------------------------------------------------------ entry form
 
     def form(self, st, cfg):
-        """The deal-entry steps for the current state, and the fields already fixed by it."""
+        """The deal-entry steps for the current state, and the fields already fixed by it.
+
+        The question players answer: the cursor starts on the likeliest deal, "Trump · võit",
+        and a side button says "this pair made it and won" (one press); OK opens the other
+        results of that game, each taken with the WINNER's button (the maker follows from it:
+        "Kaotas" means the maker lost); OK there is a pokk (nobody won), then the maker's button. Lists run most likely first
+        for a wrapping cursor (wrapped()), so PREV reaches the third likeliest.
+        The form is read-only data: the last one built is kept (common.cached_form) and given
+        again while the settings it reads and the replay it fixes are the same (a new match of
+        the same game costs no new form)."""
+        key = (cfg["pits_jann_bonus"], cfg["pits_capture_is_karvane_win"], cfg["all_pass_policy"],
+               cfg["pokk_replay_keeps_maker"], st.pending if st.chain else None)
+        slot = 1 if st.chain else 0
+        f = cached_form(self, key, slot)
+        if f is not None:
+            return f
+        fixed, steps = self._build_form(st, cfg)
+        return keep_form(self, key, fixed, steps, slot)
+
+    def _build_form(self, st, cfg):
         fixed = {}
         steps = []
         if st.chain:
             maker, game = st.pending
             fixed["game"] = game
             if cfg["pokk_replay_keeps_maker"]:
+                # the replay: game and maker as before, only the result is asked
                 fixed["maker"] = SIDES[maker]
-            else:
-                steps.append(step("game", "Tegija", "Maker", [choice(game, _GAME_LABELS[game][0],
-                                                                     _GAME_LABELS[game][1], side="maker")]))
+                steps.append(step("result", "Kordus", "Replay", self._replay_results(cfg), ok=_POKK))
+                return fixed, steps
+            steps.append(step("game", "Mäng", "Game", [self._game(game)]))
         else:
-            games = [choice(g, _GAME_LABELS[g][0], _GAME_LABELS[g][1], side="maker") for g in self.games]
+            games = [self._game(g) for g in self.games]
             if cfg["all_pass_policy"] == "ulekula-ruutu":
-                games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True))
-            steps.append(step("game", "Mäng", "Game", games))
-        pits_games = _PITS
-        results = [
-            choice(WIN, "Võit", "Won", side="winner"),
-            choice(JANN, "Jänn", "Jänn", side="winner", when=("game", tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"]))),
-            choice(KARVANE, "Karvane", "Karvane", side="winner"),
-        ]
-        if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
-            results.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", when=("game", pits_games)))
-        # a sohk (SM-04): the offending pair's button; the deal goes to the other pair
-        # by sohk_policy (no result is entered: the engine scores it). Before the pokk,
-        # which stays one PREV from the first answer.
-        results.append(choice(None, "Sohk", "Sohk", side="sohk", omit=True))
-        results.append(choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True))
-        steps.append(step("result", "Tulemus", "Result", results))
+                games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True, name=_GAME_LABELS[ULEKULA],
+                                    ok_says=("edasi", "next")))
+            steps.append(step("game", "Mäng", "Game", wrapped(games)))
+        # OK on any result: a pokk (nobody won), then the maker's button; a sohk names the
+        # offending pair, then the maker's button too (the step is labelled with the result)
+        steps.append(step("result", "Tulemus", "Result", self._results(cfg), named="game", ok=_POKK))
+        steps.append(step("maker", "Tegija", "Maker", [
+            choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(self.games)))],
+            named="result"))
         return fixed, steps
+
+    def _game(self, g):
+        et, en = _GAME_LABELS[g]
+        return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
+                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=_OTHER, name=(et, en))
+
+    def _results(self, cfg):
+        """The other results of a game, each with the winner's button (a pokk: the maker's).
+        "Made it and won" is not among them: the first step's side button says it in one press.
+        Games with jänn and pits games without it each get their list in their own order of
+        likelihood (the cursor meets only the one of the game chosen)."""
+        jann = tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"])
+        nojann = tuple(g for g in self.games if g not in jann)
+        capture = cfg["pits_capture_is_karvane_win"]
+        out = []
+        for games in (jann, nojann):
+            if not games:
+                continue
+            when = ("game", games)
+            ranked = [choice(WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when)]
+            caught = capture and games is nojann
+            if caught:
+                ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", also=("maker",),
+                                     says=_MADE_CAUGHT, when=when))
+                ranked.append(choice(CAPTURE, "♦6 püüdis (kaotas)", "♦6 caught (lost)", side="capture",
+                                     opp="maker", says=_CAUGHT, when=when))
+            if games is jann:
+                ranked.append(choice(JANN, "Jänn", "Jänn", side="winner", also=("maker",), says=_MADE_WON,
+                                     when=when))
+                ranked.append(choice(JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker",
+                                     says=_WON, when=when))
+            ranked.append(choice(KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON,
+                                 when=when))
+            ranked.append(choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
+                                 says=_WON, when=when))
+            # a sohk (SM-04): the offending pair's button; the deal goes to the other pair by
+            # sohk_policy (no result is entered: the rules score it); then the maker's button
+            ranked.append(choice(None, "Sohk", "Sohk", side="sohk", omit=True, says=_SOHK, when=when))
+            out.extend(wrapped(ranked))
+        if cfg["all_pass_policy"] == "ulekula-ruutu":
+            # all passed: no maker; the pair with more eyes, or a pokk
+            out.append(choice(WIN, "Rohkem silmi", "More eyes", side="winner", says=_WON,
+                              when=("game", (ULEKULA,))))
+        return out
+
+    def _replay_results(self, cfg):
+        ranked = [choice(WIN, "Võit", "Won", side="winner", says=_WON),
+                  choice(JANN, "Jänn", "Jänn", side="winner", says=_WON,
+                         when=("game", tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"]))),
+                  choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON)]
+        if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
+            ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
+                                 when=("game", _PITS)))
+        return wrapped(ranked)
+
+    def describe(self, ev, lang, steps, number=None):
+        """A deal as the players say it, by the number the header gave it: "Mäng 5: Trump, A tegi
+        ja võitis", "Mäng 6: Ruutu, B tegi, A võitis jänniga", "Mäng 7: Trump, pokk: A tegi"
+        (what the undo question names)."""
+        if ev["type"] != "deal" or ev.get("result") is None or ev.get("game") not in _GAME_LABELS \
+                or "sohk" in ev:
+            return Ruleset.describe(self, ev, lang, steps, number)
+        game = _GAME_LABELS[ev["game"]][lang]
+        maker, winner, result = ev.get("maker"), ev.get("winner", ev.get("capture")), ev["result"]
+        if result == POKK:
+            text = game + (", pokk: %s tegi" if lang == 0 else ", pokk: %s made it") % maker \
+                if maker else game + ", pokk"
+        elif maker is None:
+            text = game + (", %s võitis" if lang == 0 else ", %s won") % winner
+        elif winner == maker:
+            text = game + (", %s tegi ja võitis" if lang == 0 else ", %s made it and won") % maker
+        else:
+            text = game + (", %s tegi, %s võitis" if lang == 0 else ", %s made it, %s won") % (maker, winner)
+        text += _HOW[result][lang]
+        return "%s %d: %s" % (self.counter_word[lang], number if number is not None else ev["seq"], text)
+
+
+# what a side press or OK does, in the players' words (the screen shows it before the press)
+_MADE_WON = ("tegi, võitis", "made it, won")
+_WON = ("võitis", "won")
+_MADE = ("tegi", "made it")
+_CAUGHT = ("püüdis", "caught it")
+_MADE_CAUGHT = ("tegi, püüdis", "made, caught")
+_OTHER = ("muu", "other")
+_SOHK = ("tegi sohku", "cheated")
+_POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
+_HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), KARVANE: (" karvaselt", ", karvane"),
+        CAPTURE: (", ♦6 püüdis ♣K", ", ♦6 caught ♣K")}
 
 
 def _eyes_say(winner):

@@ -6,7 +6,7 @@ sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, step
+from nakk.rules.common import IntRange, Ruleset, Setting, cached_form, choice, keep_form, step, wrapped
 
 POINTS = ("high", "low", "right", "left", "joker")
 _LABELS = {
@@ -17,7 +17,7 @@ _BID_LINES = {}    # bid, bidder and lang as one int -> the line banner() shows
 
 _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "side"),
                 ("right", "side"), ("left", "side"), ("joker", "side"), ("game", "any"),
-                ("counts", "list"), ("trump", "str"), ("note", "str"))
+                ("counts", "list"), ("tally", "list"), ("trump", "str"), ("note", "str"))
 
 
 class Schmier(Ruleset):
@@ -27,6 +27,8 @@ class Schmier(Ruleset):
     endings = (("shared", "shared win"),)
     draws = ("shared",)
     title = ("Schmier", "Schmier")
+    format = 2                              # the tally came with event format 2 (docs/events.md)
+    newer_fields = (("tally", 2),)
     sides = 3
     seats = 6
     unit = ("punkt", "point")
@@ -58,14 +60,17 @@ class Schmier(Ruleset):
         bid = ev["bid"]
         if not 3 <= bid <= 6:
             raise EventError("bid", "must be 3..6")
-        won = [0, 0, 0]
-        for p in POINTS:
-            if p not in ev:
-                raise EventError(p, "missing: which team took the %s point" % p)
-            won[self.side(ev, p)] += 1    # always in play, always awarded (docs/rules.md, Schmier §2)
-        game = self._game_point(ev)
-        if game is not None:
-            won[game] += 1
+        if "tally" in ev:
+            won = self._tally(ev)
+        else:
+            won = [0, 0, 0]
+            for p in POINTS:
+                if p not in ev:
+                    raise EventError(p, "missing: which team took the %s point" % p)
+                won[self.side(ev, p)] += 1    # always in play, always awarded (docs/rules.md, Schmier §2)
+            game = self._game_point(ev)
+            if game is not None:
+                won[game] += 1
         delta = list(won)
         if won[bidder] < bid:
             delta[bidder] = -bid          # set: the bid is subtracted (L35)
@@ -76,6 +81,36 @@ class Schmier(Ruleset):
         st.deals += 1
         st.shuffler = (st.shuffler + 1) % self.seats   # the deal passes to the left
         self._end(st, cfg, bidder, before)
+
+    def _tally(self, ev):
+        """The points each team took, from the tally (format 2): each point is worth one, so
+        the counts are the score; which point went where is optional detail, checked against
+        them when given (every one of High, Low, Right, Left and Joker, or none)."""
+        tally = ev["tally"]
+        if len(tally) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in tally):
+            raise EventError("tally", "three whole numbers: the points A, B and C took")
+        detail = [p for p in POINTS if p in ev]
+        if detail and len(detail) != len(POINTS):
+            raise EventError(detail[0], "give which team took every point (high, low, right, left, joker) or none")
+        game = -1                      # -1: not given
+        if "game" in ev or "counts" in ev:
+            g = self._game_point(ev)
+            game = -2 if g is None else g       # -2: tied, nobody
+        if sum(tally) != (5 if game == -2 else 6):
+            raise EventError("tally", "the six points add up to 6 (5 when the Game point is tied: give game null)"
+                             if game != -2 else "a tied Game point leaves 5 points to count")
+        if game >= 0 and tally[game] == 0:
+            raise EventError("tally", "%s took the Game point, so it has at least one" % SIDES[game])
+        if detail:
+            won = [0, 0, 0]
+            for p in POINTS:
+                won[self.side(ev, p)] += 1
+            if game >= 0:
+                won[game] += 1
+            rest = [tally[t] - won[t] for t in range(3)]
+            if min(rest) < 0 or sum(rest) != (1 if game == -1 else 0):
+                raise EventError("tally", "the points given one by one add up to %s, not %s" % (won, tally))
+        return list(tally)
 
     def _game_point(self, ev):
         """The team with the strictly highest game-count, or None on a tie (SC-03)."""
@@ -168,19 +203,42 @@ class Schmier(Ruleset):
         return line
 
     def form(self, st, cfg):
-        bids = [choice(b, str(b), str(b), side="bidder") for b in (3, 4, 5, 6)]
-        steps = [step("bid", "Pakkumine", "Bid", bids)]
-        # OK on a point gives it and every point after it to the bidder's team
-        # ("rest"): the bidder takes most points, so most hands end early. The answer
-        # box says so: a side button for the team that took it, OK for the bidder.
-        for p in POINTS:
-            et, en = _LABELS[p]
-            steps.append(step(p, et, en, [choice("team", "OK: pakkujale", "OK: to bidder", side=p)], rest="bidder"))
-        steps.append(step("game", "Mängupunkt", "Game", [
-            choice("team", "OK: pakkujale", "OK: to bidder", side="game"),
-            choice(None, "Viik: mitte kellelegi", "Tie: nobody", ok=True),
-        ], rest="bidder"))
+        # it reads nothing of the match: the last one built is given again (common.cached_form)
+        f = cached_form(self, 0)
+        if f is not None:
+            return f
+        fixed, steps = self._build_form()
+        return keep_form(self, 0, fixed, steps)
+
+    def _build_form(self):
+        bids = [choice(b, str(b), str(b), side="bidder", says=("pakub", "bids"),
+                       name=("Pakkus %d" % b, "Bid %d" % b)) for b in (3, 4, 5, 6)]
+        steps = [step("bid", "Pakkumine", "Bid", wrapped(bids))]
+        # Each point is worth one, so a tally is the score: a team's button adds one point
+        # to that team, OK gives the rest to the bidder's team (which takes most of them:
+        # the screen shows "OK+n" under it). Which point went where is optional detail in
+        # the event, not asked here. The step is labelled with the bid ("Pakkus 4").
+        steps.append(step("tally", "Punktid", "Points", [
+            choice("point", "+1 punkt", "+1 point", side="tally", says=("+1", "+1")),
+            choice(None, "Mängupunkt viik", "Game point tied", ok=True, sets={"game": None},
+                   ok_says=("viik", "tied")),
+        ], count=6, rest="bidder", named="bid"))
         return {}, steps
+
+    def describe(self, ev, lang, steps, number=None):
+        """A hand as the players say it: "Jagu 4: 4 B, punktid A1 B4 C1"."""
+        if ev["type"] != "deal" or "bid" not in ev:
+            return Ruleset.describe(self, ev, lang, steps, number)
+        t = ev.get("tally")
+        if t is None:           # format 1: which team took each point, counted here
+            t = [0, 0, 0]
+            for p in POINTS + ("game",):
+                if ev.get(p) in SIDES:
+                    t[SIDES.index(ev[p])] += 1
+        return "%s %d: %d %s, %s A%d B%d C%d%s" % (
+            self.counter_word[lang], number if number is not None else ev["seq"], ev["bid"], ev["bidder"],
+            ("punktid", "points")[lang], t[0], t[1], t[2],
+            (", viik", ", tie")[lang] if "game" in ev and ev["game"] is None else "")
 
 
 SCHMIER = Schmier()

@@ -7,6 +7,8 @@ Words for games, results, offences and redeal reasons come from the ruleset
 itself (its deal form and tables), so a new ruleset needs nothing here.
 """
 
+import re
+
 from nakk import rules as rules_pkg
 from nakk.event import EventError, SIDES, parse
 from nakk.match import Match
@@ -40,6 +42,9 @@ def _join(parts):
     return (", ".join(p[0] for p in parts), ", ".join(p[1] for p in parts))
 
 
+_SIDE_WORD = re.compile(r"\b([ABC])\b")   # a side named by its letter alone
+
+
 def _side_label(names, side):
     """'A Mets/Tamm' for side id 'A' (or the id alone when the side has no name)."""
     try:
@@ -58,76 +63,27 @@ def _lookup(table, ident):
 
 
 def _deal_words(rules, st, cfg, ev, names, fresh):
-    """The deal in the ruleset's own words: each form step's answer, and the sides its buttons named.
+    """The deal in the players' words, as the ruleset says it (its describe hook: what the box's undo
+    question names), both languages, each side named with its pair: "Trump, A Mets/Tamm tegi ja võitis".
 
-    fresh: the form of a match at its start, whose steps name every game; a
-    pokk replay's form fixes the game and the maker, so they are named from it."""
+    fresh: the form of a match at its start, whose steps name every game (a pokk replay's form
+    fixes the game); the deal's number is the page's own column, so the ruleset's is left off."""
     try:
-        fixed, steps = rules.form(st, cfg)
-    except Exception:           # a form that cannot be built says nothing more than the raw fields
-        fixed, steps = {}, []
-    parts = []
-    used = set(("seq", "type"))
+        steps = list(fresh) + list(rules.form(st, cfg)[1])
+    except Exception:           # a form that cannot be built: the ruleset names the raw values
+        steps = list(fresh)
+    out = []
+    for lang in (0, 1):
+        try:
+            text = rules.describe(ev, lang, steps, 0)
+        except Exception:
+            text = ", ".join("%s: %s" % (k, ev[k]) for k in sorted(ev) if k not in ("seq", "type"))
+        else:
+            text = text.split(": ", 1)[1] if ": " in text else text
+        out.append(_SIDE_WORD.sub(lambda m: _side_label(names, m.group(1)), text))
     if getattr(st, "chain", 0):
-        parts.append(("pokk'i kordus", "pokk replay"))
-    have = set(s["key"] for s in steps)
-    steps = [s for s in fresh if s["key"] not in have and s["key"] in ev] + list(steps)
-    for stp in steps:
-        key = stp["key"]
-        if key not in ev:
-            continue
-        value = ev[key]
-        used.add(key)
-        chosen = None
-        for c in stp["choices"]:
-            if c.get("value") == value:
-                chosen = c
-                break
-            if c.get("side") == key and value in SIDES:
-                chosen = c      # a step whose answer is itself a side (Schmier's points)
-                break
-        if chosen is None:
-            parts.append(_both("%s: %s" % (stp["label"][0], value), "%s: %s" % (stp["label"][1], value)))
-            continue
-        if chosen.get("side") == key:
-            # the answer is the side itself: name it with the step's question (the choice's
-            # label is what the box's answer box says, e.g. the hint "OK: pakkujale")
-            who = _side_label(names, value)
-            parts.append(_both("%s %s" % (stp["label"][0], who), "%s %s" % (stp["label"][1], who)))
-            continue
-        label = chosen["label"]
-        if label[1].isdigit():      # a bare number (Schmier's bid) says more with its question: "Bid 6"
-            label = ("%s %s" % (stp["label"][0], label[0]), "%s %s" % (stp["label"][1], label[1]))
-        field = chosen.get("side")
-        if field and field in ev:
-            used.add(field)
-            who = _side_label(names, ev[field])
-            w = _SIDE_FIELDS.get(field, (field, field))
-            if w == label:
-                parts.append(_both("%s %s" % (label[0], who), "%s %s" % (label[1], who)))
-                continue
-            parts.append(_both("%s (%s %s)" % (label[0], w[0], who), "%s (%s %s)" % (label[1], w[1], who)))
-        else:
-            parts.append(_both(label[0], label[1]))
-    for key in sorted(ev):
-        if key in used:
-            continue
-        value = ev[key]
-        if key in _SIDE_FIELDS and value in SIDES:
-            w = _SIDE_FIELDS[key]
-            who = _side_label(names, value)
-            parts.append(_both("%s %s" % (w[0], who), "%s %s" % (w[1], who)))
-        elif key == "board":
-            parts.append(_both("jaotus %s" % value, "board %s" % value))
-        elif key == "eyes":
-            parts.append(_both("silmad %s" % ":".join(str(v) for v in value), "eyes %s" % ":".join(str(v) for v in value)))
-        elif key == "tricks":
-            parts.append(_both("tihid %s" % ":".join(str(v) for v in value), "tricks %s" % ":".join(str(v) for v in value)))
-        elif key == "note":
-            parts.append(_both("märkus: %s" % value, "note: %s" % value))
-        else:
-            parts.append(_both("%s: %s" % (key, value)))
-    return _join(parts)
+        out = ["pokk'i kordus: " + out[0], "pokk replay: " + out[1]]
+    return (out[0], out[1])
 
 
 def _event_words(rules, st, cfg, ev, names, fresh):
