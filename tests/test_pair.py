@@ -93,10 +93,10 @@ def test_sync_while_the_players_enter_a_deal(tmp_path):
     with Simulator(image, register=False) as sim:
         for k in ("OK:long", "OK", "OK", "OK", "OK"):  # the next match: saare-2020, table 1, round 1, A1
             sim.press(k.split(":")[0], long=k.endswith("long"))
-        sim.press("A")                                  # a deal half entered: A made the game
+        sim.press("OK")                                 # a deal half entered: the trump's other results open
         rep = S.sync([D.Port(sim.tty)], db)[0]
         assert rep.new == ["%s-1" % fs_id] and rep.left == 0
-        assert sim.press("B") == 1                      # the players go on: B won it
+        assert sim.press("B") == 1                      # the players go on: "Kaotas", B won it (A made it)
         with D.Box(sim.tty) as box:
             h = box.hello()
         assert h["unsynced"] == 0
