@@ -68,7 +68,10 @@ class Table:
             return
         try:
             m = Match(self._history)
-            for r in self.journal.records(self.n):
+            # through the journal's buffer: this runs mid-match (a chord takes back a pending
+            # deal), when the heap may hold no fresh 4 KiB in one piece (a MemoryError here
+            # would leave the match in play damaged)
+            for r in self.journal.own_records(self.n):
                 m.apply(parse(r))
         except Exception as e:   # whatever is on flash, the box must start: say what, keep the records
             self._lost(self.n, e)
