@@ -498,8 +498,14 @@ class Journal:
         return out
 
     def own_records(self, n):
-        """records(n) through the journal's own buffer (see docs/journal.md)."""
-        return self.records(n, False, self._buf)
+        """records(n) read through the journal's own buffer: no 4 KiB allocation, for a heap
+        that may have no 4 KiB in one piece (the table folding its match back in when a chord
+        takes back a one-press deal). One pass at a time, and nothing written to the journal
+        while it runs (appends and seals use that buffer); a pass of records(n) inside it is
+        fine (an undo's refold: the match is already the hot one, its tail not read again)."""
+        if n not in self._tails:
+            raise JournalError("no match %d in the journal" % n)
+        return Records(self, n, False, self._buf)
 
     def records(self, n, kinds=False, buf=None):
         """The payloads of match n in order (re-iterable, read from flash).
