@@ -52,7 +52,10 @@ LONG_MS = 1000     # a long press (the firmware's threshold is 800 ms)
 # It was 384K for a while: a full box fragmented the heap at boot (the journal kept a small
 # list per match, scattered through the boot scan's garbage) until the next module import found
 # no 1.3 KB in one piece; the journal now keeps a small int per match (docs/journal.md).
-HEAP = "320K"
+# The one-press deal entry (issue 14: its word tables and per-step lists) adds ~11 KB live on this
+# port (on the emulated Pico ~15 KB: 68-72 KB stay free after boot), which left no reliable
+# margin at 320K for a sync's reply or a chord's refold; 352K until that heap is cut again.
+HEAP = "352K"
 RING_BYTES = 48    # 16 LEDs x GRB
 
 
