@@ -372,7 +372,9 @@ def test_every_page_of_a_schmier_and_a_sasku_tournament(tmp_path):
             draw = srv.get("/draw?t=%s" % code)[1]
             assert ("Ruum" in draw) == (code == "sasku1")
         status, html = srv.get("/match/s1?lang=en")
-        assert "Bid 6 (bidder A {0}), High A {0}".format(names[0]) in html
+        # the hand in the players' words (the ruleset's describe hook): the bid, and the points
+        # each team took counted from format 1's point-by-point fields
+        assert "6 A {0}, points A6 B0 C0".format(names[0]) in html
         tables = srv.get("/tables?t=sch")[1]
         assert 'data-state="verified"' in tables and 'href="/match/s1?t=sch"' in tables
     finally:

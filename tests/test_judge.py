@@ -75,18 +75,22 @@ def test_paper_sheet_refuses_what_the_box_refuses_and_loses_nothing(env, capsys,
     run(capsys, monkeypatch, ["round", "--seed", "1"])
     sheet = "\n".join([
         "",                 # deal 1
-        "2 B", "2 B",       # ruutu by B, B wins with jänn: 4 + 2
+        "2", "2 B",         # ruutu, its other results; "Jänn" by B: B made it, won with jänn: 4 + 2
         "p bogus A",        # refused by the rules: no such offence
         "",                 # deal 2
-        "5 A", "9",         # blind pits by A; 9 is not on the list
-        "1", "1 A",         # Won needs a side; then A wins: 8
+        "4", "9",           # blind pits, its other results; 9 is not on the list
+        "1",                # "Lost" needs a side (the winner's)
+        "u",                # the judge drops this deal: nothing entered, deal 1 kept
         "",
-        "5 A", "1 A",       # A: 16
+        "4 A",              # blind pits made and won by A: 8
+        "",
+        "4 A",              # A: 16
         "y",
     ]) + "\n"
     rc, out, err = run(capsys, monkeypatch, ["enter", "--round", "1", "--table", "1", "--why", "box flat"], sheet)
     assert rc == 0, err
     assert "refused (the rules)" in out and "choose 1 to" in out and "needs a side" in out
+    assert "deal dropped, nothing entered" in out
     assert "stored as paper-1 (verified)" in out
     conn = db(env)
     m = S.matches(conn, "e")[0]
@@ -337,8 +341,12 @@ def test_paper_sheets_of_schmier_and_sasku_follow_their_forms():
 
     sides3 = [{"id": x, "name": "T" + x} for x in "ABC"]
     sheet = E.Sheet({"ruleset": "schmier", "sides": sides3})
-    # SCH-01 as typed: A bids 3 (choice 1); High A; Low B; Right A; Left C; Joker B; Game A
-    fields = E._deal_steps(sheet, answers(["1 A", "1 A", "1 B", "1 A", "1 C", "1 B", "1 A"]), asked.append)
+    # SCH-01 as typed: A bids 3 (choice 1); High A; Low B; Right A; Left C; Joker B; Game A,
+    # as a tally (format 2): B's two points, C's one, and the rest (3) to the bidder
+    assert sheet.events[0]["v"] == 2                     # the format the box writes for Schmier
+    fields = E._deal_steps(sheet, answers(["1 A", "A4 B2 C1", "A B B C rest"]), asked.append)
+    assert any("7 of 6 given" in p for p in asked)       # too many points: asked again, nothing kept
+    assert fields["tally"] == [3, 2, 1]
     sheet.deal(fields)
     assert sheet.m.st.score == [3, 2, 1]
     # A bids 6 (choice 4) and takes everything: "rest" gives every point to the bidder

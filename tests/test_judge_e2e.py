@@ -25,9 +25,11 @@ from nakk_host import tournament as T
 from nakk_host.store import open_db
 
 # keys on the box after it offers the judge's assignment (one OK starts it)
-BLIND_PITS = "NEXT NEXT NEXT NEXT"            # the cursor from Trump to Pime pits
-A_WINS = "OK  B B  %s A A  %s A A  A B" % (BLIND_PITS, BLIND_PITS)       # B's trump won; A's blind pits twice
-B_WINS = "OK  A B  %s B B  %s B B  A B" % (BLIND_PITS, BLIND_PITS)       # A's trump beaten; B's blind pits twice
+# a deal (issue 14): the maker's button on "<game> · võit" when the maker won; else OK, then the
+# winner's button on the result ("Kaotas": the maker lost)
+BLIND_PITS = "NEXT NEXT NEXT"                 # the cursor from Trump to Pime pits
+A_WINS = "OK  B  %s A  %s A  A B" % (BLIND_PITS, BLIND_PITS)      # B's trump won; A's blind pits twice
+B_WINS = "OK  OK B  %s B  %s B  A B" % (BLIND_PITS, BLIND_PITS)   # A's trump beaten; B's blind pits twice
 # by hand from the rules: trump 2, beaten +2, blind pits 8, prillid (loser at 0) +2 at the end
 A_WINS_FINAL = (2 * 8, 2)                     # A: 16; B: 2 (no prillid: B has a nakk)
 B_WINS_FINAL = (0, (2 + 2) + 2 * 8 + 2)       # B: 20 + prillid 2 = 22; A: 0
@@ -45,7 +47,7 @@ def env(tmp_path, monkeypatch):
 def nakk(capsys, *argv):
     rc = cli.main(list(argv))
     out = capsys.readouterr()
-    assert rc == 0, out.err
+    assert rc == 0, out.err + out.out
     return out.out
 
 
@@ -185,7 +187,7 @@ def test_rescue_keeps_the_deals_of_a_dead_box(env, capsys):
     sim = Sim.Simulator(image, register=False)
     try:
         nakk(capsys, "assign", "--table", "1", "--port", sim.tty)
-        Sim.play(sim, Sim.parse_keys("OK  A A  NEXT B B"))      # A +2; B's ruutu +4; then the box dies
+        Sim.play(sim, Sim.parse_keys("OK  A  NEXT B"))      # A's trump +2; B's ruutu +4; then the box dies
     finally:
         sim.kill()
     out = nakk(capsys, "close", "--round", "1", "--table", "1", "--image", image, "--forfeit", "B",
@@ -209,7 +211,7 @@ def test_a_match_no_assignment_asked_for_is_synced_and_placed(env, capsys):
     image = paired_box(env, "laud1")
     with Sim.Simulator(image, register=False) as sim:
         # set up by hand on the box: Saare mäng 2020, table 1, round 1, A1 shuffles; A wins 16:2
-        Sim.play(sim, Sim.parse_keys("OK OK OK OK  B B  %s A A  %s A A  A B" % (BLIND_PITS, BLIND_PITS)))
+        Sim.play(sim, Sim.parse_keys("OK OK OK OK  B  %s A  %s A  A B" % (BLIND_PITS, BLIND_PITS)))
         nakk(capsys, "sync", "--db", os.environ["NAKK_DB"], "--port", sim.tty)
     conn = open_db(os.environ["NAKK_DB"])
     out = nakk(capsys, "standings")

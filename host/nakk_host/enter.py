@@ -9,7 +9,8 @@ as a `paper` result; `close()` ends a match left unfinished (a forfeit, or
 the judge's close keeping every deal) from the events the box still holds.
 """
 
-from nakk.event import SIDES, EventError, encode
+from nakk import rules as _rules
+from nakk.event import FORMAT_VERSION, SIDES, EventError, encode
 from nakk.match import Match
 
 from nakk_host import assign as A
@@ -30,12 +31,23 @@ def _err(e):
     return "%s%s" % ((e.field + ": ") if e.field else "", e.reason)
 
 
+def setup_format(setup):
+    """The event format a match of this setup is written in, picked as the box picks it
+    (nakk.table.Table.start): the one its ruleset's deals need (Schmier's tally: 2; Saare
+    mäng stays 1), the newest for an unknown ruleset (Match then says what is wrong)."""
+    try:
+        return _rules.get(setup.get("ruleset")).format
+    except (KeyError, TypeError):
+        return FORMAT_VERSION
+
+
 class Sheet:
     """One match being typed in. Every method either applies one event or raises EventError
     (with the rules' reason) and changes nothing."""
 
-    def __init__(self, setup, lang=1):
-        ev = dict(setup, seq=1, type="setup", v=1)
+    def __init__(self, setup, lang=1, v=None):
+        # v: the format of a match the box began (a rescue keeps it); else as the box picks it
+        ev = dict(setup, seq=1, type="setup", v=v if v is not None else setup_format(setup))
         self.m = Match()
         self.m.apply(ev)
         self.events = [ev]
@@ -53,12 +65,16 @@ class Sheet:
 
     @staticmethod
     def offered(step, answers, fixed):
+        """The step's choices on offer, then the step's own OK answer (a pokk) if it has one:
+        on paper it is one more number on the list."""
         out = []
         for c in step["choices"]:
             w = c.get("when")
             if w is not None and answers.get(w[0], fixed.get(w[0])) not in w[1]:
                 continue
             out.append(c)
+        if step.get("ok") is not None:
+            out.append(step["ok"])
         return out
 
     def answer(self, step, answers, fixed, text):
@@ -69,6 +85,8 @@ class Sheet:
         words = text.replace(",", " ").split()
         if not words:
             raise ValueError("type a number from the list")
+        if "count" in step:
+            return self._tally(step, answers, offered, words)
         if words[0] == "rest" and step.get("rest"):
             who = answers.get(step["rest"])
             if who is None:
@@ -85,13 +103,77 @@ class Sheet:
         c = offered[int(w0) - 1]
         n = self.m.rules.sides
         out = dict(answers)
-        out[step["key"]] = c["value"]
-        if c.get("side") is not None:
+        # as the box's DealEntry.answer: a side fills the choice's side field and what it
+        # says besides (also, opp, sets: "made it and won" in one answer); a choice OK takes
+        # (or one without a side) is its value alone
+        if side is None and c.get("side") is not None and not c.get("ok"):
+            raise ValueError("%s needs a side: %s" % (c["label"][self.lang], " or ".join(SIDES[:n])))
+        if side is not None:
+            if c.get("side") is None:
+                raise ValueError("%s takes no side" % c["label"][self.lang])
             if side not in SIDES[:n]:
                 raise ValueError("%s needs a side: %s" % (c["label"][self.lang], " or ".join(SIDES[:n])))
+        if not c.get("omit"):
+            out[step["key"]] = c["value"]
+        if side is not None:
             out[c["side"]] = side
-        elif side is not None:
-            raise ValueError("%s takes no side" % c["label"][self.lang])
+            for k in c.get("also") or ():
+                out[k] = side
+            if c.get("opp") is not None:
+                out[c["opp"]] = SIDES[1 - SIDES.index(side)]
+            for k in c.get("sets") or {}:
+                out[k] = c["sets"][k]
+        return out
+
+    def _tally(self, step, answers, offered, words):
+        """A tally step (Schmier: each point is worth one) typed in one line, as the box's
+        presses: a side ("A", or "A3" for three points), a choice's number ("1 A": its side
+        takes one; "2": a choice without a side, e.g. the tied Game point), "rest": what is
+        left of the count to the side named in the step's `rest` field (the bidder). The
+        line must give the whole count; the counts go in the event as a list, one a side."""
+        n = self.m.rules.sides
+        got = [0] * n
+        out = dict(answers)
+        sets_taken = 0                # a choice that sets a field (a tied point) takes one off the count
+        rest = False
+        i = 0
+        while i < len(words):
+            w = words[i]
+            i += 1
+            if w == "rest" and step.get("rest"):
+                rest = True
+                continue
+            side, k = w[:1].upper(), w[1:]
+            if side in SIDES[:n] and (k == "" or k.isdigit()):
+                got[SIDES.index(side)] += int(k) if k else 1
+                continue
+            if not w.isdigit() or not 1 <= int(w) <= len(offered):
+                raise ValueError("a side (%s, or e.g. A2 for two points), a number 1 to %d, or rest"
+                                 % (" ".join(SIDES[:n]), len(offered)))
+            c = offered[int(w) - 1]
+            if c.get("side") is not None:
+                side = words[i].upper() if i < len(words) else None
+                if side not in SIDES[:n]:
+                    raise ValueError("%s needs a side: %s" % (c["label"][self.lang], " or ".join(SIDES[:n])))
+                got[SIDES.index(side)] += 1
+                i += 1
+            else:
+                for key in c.get("sets") or {}:
+                    if key not in out:
+                        out[key] = c["sets"][key]
+                        sets_taken += 1
+        left = step["count"] - sets_taken - sum(got)
+        if rest:
+            who = out.get(step["rest"])
+            if who is None:
+                raise ValueError("no %s yet to give the rest to" % step["rest"])
+            got[SIDES.index(who)] += max(left, 0)
+            left = min(left, 0)
+        if left != 0:
+            raise ValueError("%d of %d given: give exactly %d (rest: what is left to the %s)"
+                             % (step["count"] - left, step["count"], step["count"],
+                                step.get("rest") or "side"))
+        out[step["key"]] = got
         return out
 
     def deal(self, fields):
@@ -142,12 +224,15 @@ def _deal_steps(sheet, ask, say):
     while k < len(steps):
         st = steps[k]
         offered = sheet.offered(st, answers, fixed)
-        if not offered:
+        if not offered or st["key"] in answers:     # nothing to ask, or an earlier answer filled it
             k += 1
             continue
         menu = "  ".join("%d %s%s" % (i + 1, c["label"][sheet.lang],
                                        " [%s]" % c["side"] if c.get("side") else "") for i, c in enumerate(offered))
         hint = " (or rest: to the %s)" % st["rest"] if st.get("rest") else ""
+        if "count" in st:                   # a tally: the whole count in one line
+            hint = " (%d in all: a side for each, A2 for two; rest: what is left to the %s)" % (
+                st["count"], st.get("rest") or "side")
         hint += " (u: drop this deal)"
         text = ask("%s: %s%s > " % (st["label"][sheet.lang], menu, hint))
         if text.strip() == "q":
@@ -271,10 +356,11 @@ def close(conn, t, round_no, table_no, by, why, events=(), room=0, forfeit=None)
                                       % (key, setup.get(key), value))
         if room and setup.get("room") != room:
             raise TournamentError("these events are of room %r, not %d" % (setup.get("room"), room))
+        v = setup.get("v")
         for key in ("seq", "type", "v"):
             setup.pop(key, None)
         try:
-            sheet = Sheet(setup)
+            sheet = Sheet(setup, v=v)
             for ev in events[1:]:
                 ev = dict(ev)
                 ev.pop("seq", None)
