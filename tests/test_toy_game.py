@@ -132,7 +132,7 @@ facts["groups"] = [rgb(0, 0) == rgb(0, 2), rgb(0, 1) == rgb(0, 3), rgb(0, 0) != 
 facts["used"] = ring.used
 print(json.dumps(facts))
 '''
-    r = run_mpy(["-c", script])
+    r = run_mpy(["-c", script], compiled=True)   # as the box runs it: from .mpy
     assert r.returncode == 0, r.stdout + r.stderr
     f = json.loads(r.stdout.strip().splitlines()[-1])
     assert f["score"] == [5, 3]
