@@ -22,7 +22,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from matchgen import _pick, load_mix  # noqa: E402
+from matchgen import draw_event, load_mix  # noqa: E402
 from nakk.event import encode  # noqa: E402
 from nakk.match import Match  # noqa: E402
 
@@ -37,11 +37,6 @@ TARGET = 80
 KEPT = 5        # results of the last round kept back, each then synced as "one more"
 
 
-OUTCOME = {"won": ("win", True), "won-jann": ("jann", True), "won-karvane": ("karvane", True),
-           "lost": ("win", False), "lost-jann": ("jann", False), "lost-karvane": ("karvane", False),
-           "pokk": ("pokk", None)}
-
-
 def finished_match(rng, mix, code, round_no, table_no, names):
     """A whole Saare mäng 2020 match (to TARGET nakks) from the deal mix, confirmed by both pairs: canonical bytes."""
     setup = {"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "settings": {"target": TARGET},
@@ -51,28 +46,7 @@ def finished_match(rng, mix, code, round_no, table_no, names):
     m.apply(setup)
     events = [setup]
     while not m.st.over:
-        r = rng.random()
-        if r < mix["penalty_per_deal"]:
-            ev = {"type": "penalty", "offence": _pick(rng, mix["penalty_offence"]), "by": rng.choice("AB")}
-        elif r < mix["penalty_per_deal"] + mix["undo_per_deal"] and m.in_force:
-            ev = {"type": "cancel", "target": m.in_force[-1]}
-        else:
-            game = _pick(rng, mix["game"])
-            if game == "redeal":
-                ev = {"type": "redeal", "reason": "misdeal"}
-            else:
-                maker = _pick(rng, mix["maker"])
-                if m.st.chain:
-                    maker = "AB"[m.st.pending[0]]
-                    game = m.st.pending[1]
-                ev = {"type": "deal", "game": game, "maker": maker}
-                if game in ("valge-pits", "pime-pits") and rng.random() < mix["pits_capture_share"]:
-                    ev.update(result="capture", capture=rng.choice("AB"))
-                else:
-                    result, makers_won = OUTCOME[_pick(rng, mix["outcome"])]
-                    ev["result"] = result
-                    if makers_won is not None:
-                        ev["winner"] = maker if makers_won else ("B" if maker == "A" else "A")
+        ev = draw_event(rng, mix, m)
         ev["seq"] = len(events) + 1
         try:
             m.apply(ev)
