@@ -41,7 +41,15 @@ def test_turniirisasku_counts_boards_and_names_them_so():
     assert _header(ui) == "Jaotus 1"                 # "jaotused mängitakse mõlemas toas"
     play(ui, "A A LOK OK B B")                       # board 1, a redeal, board 2
     play(ui, "LPREV")
-    assert ui.detail.startswith("Jaotus 2: "), ui.detail
+    # the undo names the board as the players say it (issue 14 point 3), by its number
+    assert ui.detail == "Jaotus 2: Trump, B tegi, B võitis", ui.detail
+    play(ui, "NEXT OK NEXT A NEXT NEXT NEXT NEXT OK LPREV")   # back; board 3: ruutu by A, a pokk
+    assert ui.detail == "Jaotus 3: Ruutu, A tegi, pokk", ui.detail
+    play(ui, "NEXT OK NEXT NEXT OK B LPREV")                 # board 4: all passed, B won
+    assert ui.detail == "Jaotus 4: Üleküla, B võitis", ui.detail
+    ui.lang = W.EN
+    play(ui, "NEXT OK A NEXT A LPREV")                       # board 5: suit by A, A jänn
+    assert ui.detail == "Board 5: Suit, A made it, A won with jänn", ui.detail
 
 
 # ---------------------------------------------------------------- 13: the pokk replay in sight
@@ -269,7 +277,31 @@ def _commit(ui, c, ok=False):
         play(ui, "NEXT")
         i += 1
         assert i <= len(ui.items), "choice not offered"
+    _says_what_the_next_press_does(ui)
     return play(ui, "A" if c.get("side") is not None and not (ok and c.get("ok")) else "OK")
+
+
+def _says_what_the_next_press_does(ui):
+    """Issue 14 point 3: on the answer under the cursor, the screen says in words what each press
+    that enters something does (a side button under the names, OK left of the answer or in the
+    header, a tally's OK as "OK+n" under the side it gives the rest to); some press does."""
+    d = ui.deal
+    c = d.choices[ui.cursor]
+    where = (ui.table.match.rules.name, d.steps[d.step]["key"], c["label"][1])
+    does = False
+    if c.get("side") is not None:
+        says = ui.says()
+        assert says is not None and ui.word(says), where          # "A: tegi, võitis"
+        does = True
+    if d.ok_choice(c) is not None:
+        ok = ui.ok_says()
+        assert ok is not None and ui.word(ok), where              # "OK: muu", "OK:pokk"
+        does = True
+    elif d.rests():
+        # the rest to a side already named: the count OK gives shows under that side
+        assert [i for i in range(d.sides) if ui.rest_left(i) > 0], where
+        does = True
+    assert does, where
 
 
 def _paths(ui, depth):
@@ -345,6 +377,14 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
     missing = [t for t in offered if t not in entered]
     assert not missing, missing
     assert len(offered) >= 30, offered
+    # a pokk replay's results say what their presses do too
+    for name in ("saare-2020", "saare-classic"):
+        ui = started(name)
+        play(ui, "OK OK A")                           # suit, its results, OK: a pokk, made by A
+        assert ui.table.match.st.chain
+        for i in range(len(ui.items)):
+            _says_what_the_next_press_does(ui)
+            play(ui, "NEXT")
     # the paths go through OK on a game to its results, and through a tally to its end
     for tag in (("saare-2020", "game", "Suit · won"), ("saare-2020", "result", "Lost"),
                 ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Maker"),

@@ -4,6 +4,7 @@ with `nakk sync` over the real USB CDC stack (socket://).
 The match is played on the Pico's buttons (every frame checked), `nakk pair` is confirmed by a long OK on
 the Pico, `nakk sync` stores it verified (A 17, B 10), a second sync stores nothing, no watchdog reset.
 """
+import json
 import os
 import threading
 
@@ -67,7 +68,7 @@ def test_play_pair_sync_on_the_pico(boot, fw_image, picoemu, tmp_path):
     assert got["h"]["fs_id"] == h["fs_id"]
     assert emu.frame() == before
     rep = run_while(emu, lambda: S.sync([D.Port(url)], db)[0])
-    assert rep.ok() and len(rep.new) == 1, rep.to_json()
+    assert rep.ok() and len(rep.new) == 1, json.dumps(rep.to_json())   # the whole report
     rep2 = run_while(emu, lambda: S.sync([D.Port(url)], db)[0])
     assert rep2.ok() and rep2.new == [] and rep2.left == 0
     conn = store.open_db(db)

@@ -222,21 +222,47 @@ class Sasku(Ruleset):
         pass  # no target: the match ends when its boards are played
 
     def form(self, st, cfg):
+        """The board's steps: the game with the maker's button, then the result with the
+        winner's (OK on Üleküla and on Pokk); each choice says what the press does on it."""
         fixed = {"board": self.next_board(st)}
         contracts = [
-            choice(SUIT, "Trump", "Suit", side="maker"),
-            choice(RUUTU, "Ruutu", "Ruutu", side="maker"),
-            choice(ULEKULA, "Üleküla", "All passed", ok=True),
+            choice(SUIT, "Trump", "Suit", side="maker", says=_MADE),
+            choice(RUUTU, "Ruutu", "Ruutu", side="maker", says=_MADE),
+            choice(ULEKULA, "Üleküla", "All passed", ok=True, ok_says=("edasi", "next")),
         ]
         results = [
-            choice(WIN, "Võit", "Won", side="winner"),
-            choice(JANN, "Jänn 91+", "Jänn 91+", side="winner"),
-            choice(SEAJANN, "Seajänn 90", "Seajänn 90", side="winner"),
-            choice(KARVANE, "Karvane", "Karvane", side="winner"),
-            choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True),
+            choice(WIN, "Võit", "Won", side="winner", says=_WON),
+            choice(JANN, "Jänn 91+", "Jänn 91+", side="winner", says=_WON),
+            choice(SEAJANN, "Seajänn 90", "Seajänn 90", side="winner", says=_WON),
+            choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON),
+            choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk")),
         ]
         return fixed, [step("contract", "Mäng", "Game", contracts), step("result", "Tulemus", "Result", results)]
 
+    def describe(self, ev, lang, steps, number=None):
+        """A board as the players say it: "Jaotus 3: Trump, A tegi, B võitis jänniga",
+        "Jaotus 4: Üleküla, A võitis", "Jaotus 5: Ruutu, B tegi, pokk" (what the undo names)."""
+        c, r = ev.get("contract"), ev.get("result")
+        if ev["type"] != "deal" or c not in _CONTRACT_WORDS or r not in _HOW or "offence" in ev:
+            return Ruleset.describe(self, ev, lang, steps, number)
+        maker, winner = ev.get("maker"), ev.get("winner")
+        text = _CONTRACT_WORDS[c][lang]
+        if maker is not None:
+            text += (", %s tegi" if lang == 0 else ", %s made it") % maker
+        if r == POKK:
+            text += ", pokk"
+        elif winner is not None:
+            text += (", %s võitis" if lang == 0 else ", %s won") % winner
+            text += _HOW[r][lang]
+        return "%s %d: %s" % (self.counter_word[lang], number if number is not None else ev.get("board", ev["seq"]), text)
+
+
+# what a side press does, in the players' words (the screen shows it before the press)
+_MADE = ("tegi", "made it")
+_WON = ("võitis", "won")
+_CONTRACT_WORDS = {SUIT: ("Trump", "Suit"), RUUTU: ("Ruutu", "Ruutu"), ULEKULA: ("Üleküla", "All passed")}
+_HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), SEAJANN: (" seajänniga", " with seajänn"),
+        KARVANE: (" karvaselt", ", karvane")}
 
 def _derive(ev, cfg):
     eyes, tricks = eyes_and_tricks(ev)
