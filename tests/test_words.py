@@ -215,6 +215,39 @@ def test_every_menu_and_penalty_row_fits_its_line():
                 assert font.width(t) <= _LIST_W, (name, t, font.width(t))
 
 
+def test_what_each_press_does_fits_its_place_on_screen():
+    # issue 14 point 3: the words are read before the press, so none may be cut short. A side's
+    # words go under its name (the names line: "A: " then the words, in the side's column); what
+    # OK does goes left of the answer ("OK:" then the words, up to x 62). The room here is the
+    # column's without a karvane mark: with one, its "+1" takes 14 px of the marked side's room.
+    from nakk.event import SIDES
+    seen = 0
+    for name in rules.NAMES:
+        ui = started(name)
+        forms = [ui.deal.steps]
+        if name.startswith("saare"):
+            play(ui, "OK OK A")                       # a pokk: the replay's form
+            forms.append(ui.deal.steps)
+        sides = ui.table.match.rules.sides
+        col = 128 // sides
+        for steps in forms:
+            for stp in steps:
+                for c in stp["choices"] + ([stp["ok"]] if stp.get("ok") else []):
+                    for lang in (W.ET, W.EN):
+                        if c.get("says"):
+                            t = W.text(c["says"], lang)
+                            for i in range(sides):
+                                room = col - 8 - font.width(SIDES[i])
+                                assert font.width(t) <= room, (name, t, font.width(t), room)
+                            seen += 1
+                        if c.get("ok_says"):
+                            t = W.text(c["ok_says"], lang)
+                            room = 62 - font.width("OK:") - 2
+                            assert font.width(t) <= room, (name, t, font.width(t), room)
+                            seen += 1
+    assert seen >= 40, seen
+
+
 def test_the_lists_hint_says_ok_or_a_side_button_for_the_row():
     ui = started("saare-2020")
     play(ui, "LOK")

@@ -535,12 +535,13 @@ class Saare(Ruleset):
         return "%s %d: %s" % (self.counter_word[lang], number if number is not None else ev["seq"], text)
 
 
-# what a side press or OK does, in the players' words (the screen shows it before the press)
-_MADE_WON = ("tegi, võitis", "made it, won")
+# what a side press or OK does, in the players' words (the screen shows it before the press,
+# under the pair's name: at most 51 px each, tests/test_words.py)
+_MADE_WON = ("tegi, võitis", "made, won")
 _WON = ("võitis", "won")
 _MADE = ("tegi", "made it")
 _CAUGHT = ("püüdis", "caught it")
-_MADE_CAUGHT = ("tegi, püüdis", "made, caught")
+_MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
 _OTHER = ("muu", "other")
 _SOHK = ("tegi sohku", "cheated")
 _POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
