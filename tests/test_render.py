@@ -28,6 +28,10 @@ CAPTIONS = (
                     " at the end, and the deal being entered on the bottom line: the game (Ruutu), the answer under"
                     " the cursor (Jänn, the maker's), and under each name what that pair's button says"
                     " (\"A: tegi, võitis\": A made it and won)."),
+    ("saare-first", "A deal's first step: the cursor on the likeliest deal, \"Trump · võit\" (trump made and won);"
+                    " under each pair's name what its button does there (\"A: tegi, võitis\": A made it and won,"
+                    " the whole deal in one press), and left of the answer what OK does (\"OK:muu\": the game's other"
+                    " results). PREV/NEXT move round the games."),
     ("saving", "The new score shows at once, with \"salvestan\" (saving) in the header until the entry is on flash."),
     ("message", "OK where a side button is asked for enters nothing and says what to press."),
     ("penalty", "Long NEXT lists the offences; the offender's side button gives the one under the cursor."),
@@ -236,6 +240,18 @@ def test_a_stuck_button_stays_on_the_bottom_line_until_released(screens):
     assert f["cleared"]["faults"] == 0
     assert cleared == entry
     assert lit(cleared, 0, 56, 20, 64) < 0.4 * 20 * 8
+
+
+def test_a_wrong_maker_with_the_same_winner_shows_before_the_saving_press(screens):
+    # issue 14 point 5: A made it and won, or B made it and A won, are both saved by A's press;
+    # what that press does differs on screen before it: under the names ("A: tegi, võitis" /
+    # "A: võitis", page 1) and on the bottom line ("Trump · võit" / "Kaotas", page 7)
+    made = fb(screens["frame"]["slip_made_won"]["fb"])
+    lost = fb(screens["frame"]["slip_lost_won"]["fb"])
+    names, foot = slice(128, 256), slice(896, 1024)
+    assert any(made[names]) and any(lost[names])
+    assert made[names] != lost[names]
+    assert made[foot] != lost[foot]
 
 
 def test_rings_show_the_score(screens):

@@ -197,6 +197,15 @@ def main():
     st = c.table.match.st
     c.shot("schmier-scores", score=[st.score[i] + st.bonus[i] for i in range(3)], over=st.over)
 
+    # Saare mäng 2020, a deal's first step: "Trump · võit", what each pair's button and OK do
+    f = Box()
+    f.press("OK OK OK OK A")                     # trump made and won by A: one press, A 2
+    f.shot("saare-first")
+    # the slip the two-step entry hid (the same winner, the maker wrong), just before A's press saves
+    f.frame_of("slip_made_won")                  # A's press: A made it and won
+    f.press("OK")
+    f.frame_of("slip_lost_won")                  # OK, "Kaotas": A's press: B made it, A won
+
     # a stuck button: the message, then the bottom line says so until it is released
     d = Box()
     d.press("OK OK OK OK A NEXT OK")             # Saare mäng 2020: a deal, the next one half entered
