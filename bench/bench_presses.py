@@ -1,10 +1,16 @@
 """Bench: button presses per deal over the deal mix (bench/deal-mix.json), through the real UI.
 
-Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy]
+Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy] [--before REV]
       --mpy also runs the same player on the MicroPython unix port
       (-X heapsize=320K, firmware/ on MICROPYPATH), checks that the same seed
       gives the same counts there, and prints the bytes sent to the display
       per press (nakk.render.Screen on a real framebuf).
+      --before REV also runs this bench as it was at git revision REV (its
+      firmware/ and bench/, taken with git archive into a temporary folder;
+      the repository is not touched) with the same seed and matches, and
+      prints the two side by side: presses, and each slip's silent share, with
+      whether any kind of slip is worse now. The two-step entry before issue
+      14 is d472de4^ (its bench already counts the slips the same way).
 
 A "player" knows what it wants to enter, as the deal event's fields (drawn
 from the mix with a seeded xorshift32 of its own, integers only, so that
@@ -832,10 +838,88 @@ def _launch_mpy(seed, matches, path):
     return version, res
 
 
+def _run_before(rev, seed, matches):
+    """This bench as it was at git revision rev, run on CPython with the same seed and matches:
+    {ruleset: {"mean": presses per deal, "max": ..., "slips": [(refused, visible, silent) %
+    per slip kind]}}, read from its printout."""
+    import os
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tmp = tempfile.mkdtemp(prefix="bench-before-")
+    try:
+        arc = subprocess.run(["git", "-C", root, "archive", rev, "firmware", "bench"], capture_output=True)
+        if arc.returncode != 0:
+            raise SystemExit("bench_presses: git archive %s failed: %s" % (rev, arc.stderr.decode(errors="replace")))
+        with open(os.path.join(tmp, "src.tar"), "wb") as f:
+            f.write(arc.stdout)
+        subprocess.run(["tar", "-xf", "src.tar"], cwd=tmp, check=True)
+        r = subprocess.run([sys.executable, os.path.join(tmp, "bench", "bench_presses.py"), "--seed", str(seed),
+                            "--matches", str(matches)], capture_output=True, text=True, cwd=tmp)
+        if r.returncode != 0:
+            raise SystemExit("bench_presses: the bench at %s failed:\n%s" % (rev, (r.stdout + r.stderr)[-3000:]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out = {}
+    cur = None
+    pct = r"([0-9.]+)%"
+    for line in r.stdout.splitlines():
+        m = re.match(r"\S.* \(([a-z0-9-]+)\): \d+ matches", line)
+        if m:
+            cur = out.setdefault(m.group(1), {"slips": [None, None, None]})
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"\s+presses per deal .*mean ([0-9.]+), max (\d+)", line)
+        if m:
+            cur["mean"], cur["max"] = float(m.group(1)), int(m.group(2))
+        for k in range(3):
+            if line.strip().startswith(SLIP_NAMES[k] + ":"):
+                got = []
+                for word in ("refused ", "saved visibly wrong ", "saved SILENTLY wrong "):
+                    m = re.search(word + pct, line)
+                    got.append(float(m.group(1)) if m else 0.0)
+                cur["slips"][k] = tuple(got)
+    return out
+
+
+def compare(rev, before, results):
+    """Lines: the entry at rev against this one, ruleset by ruleset; and whether a slip is worse."""
+    out = ["before (the bench at %s, the same seed and matches) -> now:" % rev]
+    worse = []
+    for name in RULESETS:
+        b = before.get(name)
+        s = results[name]
+        if b is None or "mean" not in b:
+            out.append("  %s: not in the bench at %s" % (name, rev))
+            continue
+        out.append("  %s: presses per deal %.2f (max %d) -> %.2f (max %d)"
+                   % (name, b["mean"], b["max"], s.deal_presses / s.deals, s.max))
+        for k in range(3):
+            row = s.slips[k]
+            n = sum(row) - row[OUTCOMES.index("n/a")]
+            if not n or b["slips"][k] is None:
+                continue
+            now = tuple(100.0 * row[OUTCOMES.index(o)] / n for o in ("refused", "visible", "silent"))
+            was = b["slips"][k]
+            bad = now[2] > was[2] + 0.05          # printed to one decimal
+            if bad:
+                worse.append("%s: %s" % (name, SLIP_NAMES[k]))
+            out.append("    %-26s refused / visible / SILENT %.1f / %.1f / %.1f%% -> %.1f / %.1f / %.1f%%%s"
+                       % (SLIP_NAMES[k] + ":", was[0], was[1], was[2], now[0], now[1], now[2],
+                          "  WORSE" if bad else ""))
+    out.append("target (issue 14): no kind of slip worse than before (its silent share) -> %s"
+               % ("MISSED: " + "; ".join(worse) if worse else "MET"))
+    return out
+
+
 def main(argv):
     import os
     import time
     seed, matches, use_mpy = SEED, MATCHES, False
+    before = None
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -847,6 +931,9 @@ def main(argv):
             i += 1
         elif a == "--mpy":
             use_mpy = True
+        elif a == "--before":
+            before = argv[i + 1]
+            i += 1
         else:
             raise SystemExit(__doc__)
         i += 1
@@ -864,6 +951,7 @@ def main(argv):
     version = None
     if use_mpy:
         version, mp = _launch_mpy(seed, matches, path)
+    was = _run_before(before, seed, matches) if before is not None else None
     print("bench_presses: seed %d, %d matches per ruleset, each played to its end, through nakk.ui.Ui +"
           " nakk.table.Table (CPython %.1f s)" % (seed, matches, t1 - t0))
     print("mix: %s" % path)
@@ -895,6 +983,10 @@ def main(argv):
         print("bytes sent to the display per press, all rulesets: %.0f (a full frame is 1024)" % (tb / tp))
     else:
         print("(--mpy: check the same counts on the MicroPython unix port and print bytes sent to the display)")
+    if was is not None:
+        print()
+        for line in compare(before, was, results):
+            print(line)
     return 0
 
 
