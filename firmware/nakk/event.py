@@ -277,6 +277,21 @@ def encode(obj):
             buf = bytearray(len(buf) * 4)
 
 
+def encode_view(obj):
+    """encode(obj) as a memoryview of the encoder's own buffer, not copied: valid only until
+    the next encode. For a reply written out at once (nakk.link), so a box whose heap is
+    fragmented needs no block of the reply's size (a `get` reply is ~1.3 KB). Bigger than
+    the buffer: encode()'s copy."""
+    global _ebuf
+    if _ebuf is None:
+        _ebuf = bytearray(MAX_LINE)
+    try:
+        n = _enc(obj, _ebuf, 0)
+    except IndexError:
+        return encode(obj)
+    return memoryview(_ebuf)[:n]
+
+
 _ebuf = None
 _HEXOUT = b"0123456789abcdef"  # the encoder writes lower case; the parser's _HEX takes both
 

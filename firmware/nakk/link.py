@@ -154,6 +154,13 @@ class Link:
         return got
 
     def _flush(self):
+        self._write_out()
+        if self._reset:
+            self._reset = False
+            self.board.request_maintenance()
+
+    def _write_out(self):
+        """Write the frames waiting, in order."""
         out = self._out
         write = self.serial.write
         while out:
@@ -164,9 +171,6 @@ class Link:
                 write(f[1])
             else:
                 write(f)
-        if self._reset:
-            self._reset = False
-            self.board.request_maintenance()
 
     def _take(self, k):
         rx = self._rx
@@ -221,7 +225,10 @@ class Link:
                               % (cmd, proto.VERSION, " ".join(proto.COMMANDS)))
             resp = h(self, rid, obj)
             if resp is not None:
-                self._send(proto.reply_parts(rid, resp))
+                # built in the encoder's own buffer and written at once (before the next line
+                # of this read is answered): a fragmented heap need not hold a 1.3 KB `get` reply
+                self._send(proto.reply_parts(rid, resp, view=True))
+                self._write_out()
             self.frames += 1
         except proto.ProtoError as e:
             self._error(rid or e.rid, e.code, e.why)
@@ -316,7 +323,7 @@ class Link:
             pos = end
             if pos >= stop:
                 break
-        return bytes(out[:k]).decode()
+        return str(memoryview(out)[:k], "utf-8")   # one copy: the str
 
     def _need_key(self):
         if self.key is None:

@@ -23,7 +23,7 @@ bytes: see result_msg, ack_msg, hello_msg, pair_msg.
 """
 
 from nakk import record
-from nakk.event import EventError, encode, parse
+from nakk.event import EventError, encode, encode_view, parse
 
 VERSION = 1
 MARK = b"~N"
@@ -87,11 +87,13 @@ def _crc_hex(body):
     return bytes(out)
 
 
-def frame_parts(obj):
+def frame_parts(obj, view=False):
     """(body, tail) of the frame for a dict: written after MARK, they are the frame (the box
-    writes the three pieces one after the other rather than joining 2 KB in RAM)."""
+    writes the three pieces one after the other rather than joining 2 KB in RAM). view: the
+    body is a view of the encoder's buffer (nakk.event.encode_view), to be written before
+    anything else is encoded."""
     try:
-        body = encode(obj)
+        body = encode_view(obj) if view else encode(obj)
     except EventError as e:
         raise ProtoError(E_BAD, "cannot encode the frame: " + e.reason)
     if len(body) + len(MARK) + _TAIL > MAX_LINE:
@@ -142,12 +144,12 @@ def decode_frame(line):
     return obj
 
 
-def reply_parts(rid, fields=None):
-    """frame_parts of a successful response."""
+def reply_parts(rid, fields=None, view=False):
+    """frame_parts of a successful response (view: see frame_parts)."""
     obj = {} if fields is None else fields
     obj["id"] = rid
     obj["ok"] = True
-    return frame_parts(obj)
+    return frame_parts(obj, view)
 
 
 def request(rid, cmd, fields=None):
