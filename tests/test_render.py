@@ -309,3 +309,16 @@ def test_the_rings_gauge_fills_one_box_per_four_nakks(screens):
     for side, x in ((0, 2), (1, 128 - 7)):
         filled = [lit(buf, x, 43 - 8 * k, x + 5, 43 - 8 * k + 5) == 25 for k in range(4)]
         assert filled == [k < score[side] // 4 for k in range(4)], (side, score, filled)
+
+
+def test_the_undo_question_names_the_whole_entry(screens):
+    # issue 14: the undo question names the entry as the players would say it; a Saare mäng
+    # deal's words are wider than the screen, so they go on two lines, none cut short
+    u = screens["shot"]["undo"]
+    assert " ".join(u["lines"]) == u["detail"]
+    assert all(0 < w <= 128 for w in u["widths"]), u
+    assert len(u["lines"]) == 2, u           # this deal's words do not fit one line
+    buf = fb(u["fb"])
+    for row in (1, 2):                      # both text lines under the title carry ink
+        assert any(pixel(buf, x, y) for x in range(128) for y in range(8 * row + (row - 1) * 2 + 1,
+                                                                            8 * row + (row - 1) * 2 + 8)), row

@@ -55,6 +55,17 @@ def _mix(s, v):
     return (s * 31 + v + 7) & _MASK
 
 
+def wrap(s):
+    """Where to break s (the index of a space) so that its first line fits the screen; -1: nowhere."""
+    i = len(s)
+    while True:
+        i = s.rfind(" ", 0, i)
+        if i <= 0:
+            return -1
+        if font.width(s[:i]) <= _W:
+            return i
+
+
 class Screen:
     def __init__(self, fb, rings=None):
         """fb: a 128x64 FrameBuffer (the board's); rings: nakk.rings.Rings or None."""
@@ -301,6 +312,11 @@ class Screen:
             # the match is played; the end bonuses it got, once it is over
             bonus = st.bonus[i] if st.over else m.rules.mark_bonus(st, m.cfg, i)
             end = col * (i + 1) - 1            # the column's right edge
+            if bonus and says is not None and (font.width(name) + font.width(says) + font.width(bonus)
+                                               + font.width("+") + 10 > col):
+                # the button's words and the mark do not both fit: the words win (they say
+                # what the next press does); the mark is back on the idle screen
+                bonus = 0
             if bonus and (says is not None or ui.tally(i) >= 0):
                 # beside what the button says: "+n" at the column's edge, the words before it
                 end -= font.width(bonus)
@@ -378,12 +394,21 @@ class Screen:
     def _list(self, ui):
         fb = self.fb
         y = 9
+        rows = _ROWS
         if ui.detail:
-            font.text(fb, ui.detail, 0, y, max_w=_W, keep=False)
+            d = ui.detail
+            rows -= 1
+            cut = wrap(d) if font.width(d) > _W else -1
+            if cut > 0:
+                # two lines (the undo question names a whole deal in the players' words)
+                font.text(fb, d[:cut], 0, y, max_w=_W, keep=False)
+                y += 10
+                d = d[cut + 1:]
+                rows -= 1
+            font.text(fb, d, 0, y, max_w=_W, keep=False)
             y += 10
         items = ui.items
         n = len(items)
-        rows = _ROWS if not ui.detail else _ROWS - 1
         top = 0
         if n > rows:
             top = ui.cursor - rows // 2

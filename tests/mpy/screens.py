@@ -19,7 +19,7 @@ from binascii import hexlify
 from nakk import buttons as K
 from nakk import font
 from nakk import ui as U
-from nakk.render import Screen
+from nakk.render import Screen, wrap
 from nakk.rings import Rings
 from nakk.table import Table
 
@@ -158,12 +158,15 @@ def main():
 
     # the undo question, naming the entry it takes back
     b.press("LPREV")
-    b.shot("undo", cursor=b.ui.cursor, detail=b.ui.detail)
+    d = b.ui.detail
+    cut = wrap(d) if font.width(d) > 128 else -1
+    lines = [d[:cut], d[cut + 1:]] if cut > 0 else [d]
+    b.shot("undo", cursor=b.ui.cursor, detail=d, lines=lines, widths=[font.width(x) for x in lines])
     print(json.dumps({"list": "undo", "fb": hexlify(b.buf).decode(), "cursor": b.ui.cursor,
-                      "n": len(b.ui.items), "detail": 1}))
+                      "n": len(b.ui.items), "detail": len(lines)}))
     b.press("NEXT")
     print(json.dumps({"list": "undo", "fb": hexlify(b.buf).decode(), "cursor": b.ui.cursor,
-                      "n": len(b.ui.items), "detail": 1}))
+                      "n": len(b.ui.items), "detail": len(lines)}))
     b.press("LPREV")
 
     # the end of the match: bonuses (karvane mark, prillid) and who has confirmed
