@@ -35,7 +35,7 @@ CAPTIONS = (
     ("saving", "The new score shows at once, with \"salvestan\" (saving) in the header until the entry is on flash."),
     ("message", "OK where a side button is asked for enters nothing and says what to press."),
     ("penalty", "Long NEXT lists the offences; the offender's side button gives the one under the cursor."),
-    ("undo", "Long PREV names the entry it would take back, and only OK takes it back."),
+    ("undo", "Long PREV names the entry it would take back in the players' words (on two lines when they are wider than the screen), and only OK takes it back."),
     ("end", "The match is over: totals with the end bonuses (+1 for B's karvane mark) and who has confirmed"
             " (A ✓, B ?), each side with its own button."),
     ("judge", "Both sides have answered, so the result is locked and waits for the judge (↑1: one locked"
