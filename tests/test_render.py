@@ -24,10 +24,10 @@ REGENERATE = ".venv/bin/python tests/test_render.py"
 CAPTIONS = (
     ("start", "A new match: the game, then table, round and the first to shuffle, each chosen with PREV/NEXT and OK."),
     ("saare-entry", "Saare mäng 2020 in play: the deal's number (\"Mäng 4\") and shuffler, each pair's nakks with its"
-                    " rings as a gauge on the outer edge (4 nakks = 1 ring), B's karvane mark as the +1 it brings B"
-                    " at the end, and the deal being entered on the bottom line: the game (Ruutu), the answer under"
-                    " the cursor (Jänn, the maker's), and under each name what that pair's button says"
-                    " (\"A: tegi, võitis\": A made it and won)."),
+                    " rings as a gauge on the outer edge (4 nakks = 1 ring), and the deal being entered on the bottom"
+                    " line: the game (Ruutu), the answer under the cursor (Jänn, the maker's), and under each name"
+                    " what that pair's button says (\"A: tegi, võitis\": A made it and won); B's karvane mark (the"
+                    " +1 it brings B at the end) steps aside while B's words need the room."),
     ("saare-first", "A deal's first step: the cursor on the likeliest deal, \"Trump · võit\" (trump made and won);"
                     " under each pair's name what its button does there (\"A: tegi, võitis\": A made it and won,"
                     " the whole deal in one press), and left of the answer what OK does (\"OK:muu\": the game's other"
