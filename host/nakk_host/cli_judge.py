@@ -448,10 +448,7 @@ def add_close(sub):
 def cmd_standings(args):
     conn = _db(args)
     if args.season is not None:
-        name = args.season or _tour(conn, args)["season"]
-        if not name:
-            _fail("this tournament is in no season: --season NAME")
-        st = S.season(conn, name)
+        name, st = _season(conn, args)
         if args.json:
             print(json.dumps(st, ensure_ascii=False, indent=1))
             return 0
@@ -466,6 +463,14 @@ def cmd_standings(args):
         return 0
     print_standings(conn, t, st)
     return 0
+
+
+def _season(conn, args):
+    """The season --season names (or this tournament's) and its standings."""
+    name = args.season or _tour(conn, args)["season"]
+    if not name:
+        _fail("this tournament is in no season: --season NAME")
+    return name, S.season(conn, name)
 
 
 def print_standings(conn, t, st=None):
@@ -610,10 +615,7 @@ def cmd_export(args):
     from nakk_host import export as X
     conn = _db(args)
     if args.season is not None:
-        name = args.season or _tour(conn, args)["season"]
-        if not name:
-            _fail("this tournament is in no season: --season NAME")
-        st = S.season(conn, name)
+        name, st = _season(conn, args)
         os.makedirs(args.out, exist_ok=True)
         for fn in ("season.csv", "season.html"):
             if os.path.exists(os.path.join(args.out, fn)) and not args.force:

@@ -10,48 +10,9 @@ import sys
 
 from nakk import proto
 from nakk.board.blockdev import mount_image
-from nakk.journal import Journal
 from nakk.link import Link
-from nakk.table import Table
 
-
-class Port:
-    def __init__(self):
-        self.inq = bytearray()
-        self.out = []
-
-    def readinto(self, buf):
-        n = min(len(self.inq), len(buf))
-        if not n:
-            return None
-        buf[:n] = self.inq[:n]
-        self.inq[:n] = b""
-        return n
-
-    def write(self, data):
-        self.out.append(bytes(data))
-        return len(data)
-
-
-class Board:
-    def __init__(self):
-        self.serial = Port()
-        self.asked = []          # how many writes had been made when maintenance was asked
-
-    def device_id(self):
-        return "check"
-
-    def request_maintenance(self):
-        self.asked.append(len(self.serial.out))
-
-
-class App:
-    def __init__(self, root):
-        self.root = root
-        self.journal = Journal(root)
-        self.table = Table(self.journal)
-        self.table.resume()
-        self.assignment_path = root + "/assignment.json"
+from linkbox import App, Board
 
 
 def feed(link, port, data):

@@ -11,53 +11,9 @@ import sys
 
 from nakk import proto
 from nakk.board.blockdev import mount_image
-from nakk.journal import Journal
 from nakk.link import Link
-from nakk.table import Table
 
-
-class Port:
-    """The board.serial shape: readinto (None when nothing waits) and write."""
-
-    def __init__(self):
-        self.inq = bytearray()
-        self.out = []
-
-    def readinto(self, buf):
-        n = len(self.inq)
-        if not n:
-            return None
-        if n > len(buf):
-            n = len(buf)
-        buf[:n] = self.inq[:n]
-        self.inq[:n] = b""
-        return n
-
-    def write(self, data):
-        self.out.append(bytes(data))
-        return len(data)
-
-
-class Board:
-    def __init__(self):
-        self.serial = Port()
-
-    def device_id(self):
-        return "heap-test"
-
-
-class App:
-    def __init__(self, root):
-        self.root = root
-        self.journal = Journal(root)
-        self.table = Table(self.journal)
-        self.table.resume()
-        self.table.waiting()      # as App does at boot (it reads each finished match's start once)
-        self.assignment_path = root + "/assignment.json"
-        self.changed = 0
-
-    def journal_changed(self):
-        self.changed += 1
+from linkbox import App, Board
 
 
 def frame_cost(link, port, line):
@@ -77,7 +33,7 @@ def frame_cost(link, port, line):
 def main(argv):
     bdev = mount_image(argv[0], "/flash")
     app = App("/flash/journal")
-    board = Board()
+    board = Board("heap-test")
     link = Link(app, board)
     port = board.serial
     for _ in range(3):
