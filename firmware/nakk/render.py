@@ -39,7 +39,10 @@ _NAMES = const(0x02)
 _SCORE = const(0x7C)
 _BODY = const(0x7E)
 _FOOT = const(0x80)
-_MASK = const(0x1FFFFFFF)    # signatures stay small ints on the Pico
+# Signatures stay small ints on the Pico (31 bits): with s < 2**22, s * 31 + v stays under
+# 2**30, so _mix allocates nothing. A wider mask made s * 31 a big int on every mix: about
+# 1 KB of garbage per frame, 20 frames a second, and a collection (~27 ms) inside a press.
+_MASK = const(0x3FFFFF)
 _ROWS = const(4)             # list lines in the body
 _SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
 _SAVE_W = const(68)
