@@ -36,9 +36,9 @@ d = time.ticks_diff
 acc = {}
 def wrap(obj, name, key):
     f = getattr(obj, name)
-    def w(*args):
+    def w(*args, **kw):
         t = us()
-        r = f(*args)
+        r = f(*args, **kw)
         acc[key] = acc.get(key, 0) + d(us(), t)
         return r
     setattr(obj, name, w)
@@ -51,6 +51,15 @@ wrap(a.table, "flush", "tflush")
 for n in ("_head", "_names", "_score", "_foot", "_list", "_choice"):
     wrap(a.screen, n, n)
 from nakk import font as F
+for n in ("text", "width", "digits", "digits_width"):
+    wrap(F, n, "font")
+def cwrap(obj, name, key):
+    f = getattr(obj, name)
+    def w(*args):
+        acc[key] = acc.get(key, 0) + 1
+        return f(*args)
+    setattr(obj, name, w)
+cwrap(F, "_run", "nrun")
 class G:
     def collect(self):
         t = us()
@@ -67,20 +76,20 @@ def on_event(ev):
     ev0(ev)
     t = d(us(), t)
     m1 = gc.mem_alloc()
-    print("PROF E %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d" % (t, acc.get("handle", 0), acc.get("draw", 0), acc.get("show", 0),
+    print("PROF E %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d" % (t, acc.get("handle", 0), acc.get("draw", 0), acc.get("show", 0),
           acc.get("rleds", 0) + acc.get("bleds", 0), acc.get("tflush", 0), acc.get("gc", 0), m0, m1,
           acc.get("_head", 0), acc.get("_names", 0), acc.get("_score", 0), acc.get("_foot", 0), acc.get("_list", 0),
-          acc.get("_choice", 0), len(F._cache) - c0))
+          acc.get("_choice", 0), len(F._cache) - c0, acc.get("font", 0), acc.get("nrun", 0)))
 def flush():
     acc.clear()
     m0 = gc.mem_alloc()
     t = us()
     fl0()
     t = d(us(), t)
-    print("PROF F %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d 0" % (t, acc.get("handle", 0), acc.get("draw", 0), acc.get("show", 0),
+    print("PROF F %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d 0 %d %d" % (t, acc.get("handle", 0), acc.get("draw", 0), acc.get("show", 0),
           acc.get("rleds", 0) + acc.get("bleds", 0), acc.get("tflush", 0), acc.get("gc", 0), m0, gc.mem_alloc(),
           acc.get("_head", 0), acc.get("_names", 0), acc.get("_score", 0), acc.get("_foot", 0), acc.get("_list", 0),
-          acc.get("_choice", 0)))
+          acc.get("_choice", 0), 0, 0))
 a.on_event = on_event
 a.flush = flush
 # allocation between presses: who allocates while the box waits
@@ -203,8 +212,10 @@ def main():
         for i in range(len(PARTS)):
             col = [v[9 + i] / 1000.0 for v in vs]
             cells.append("%s %.1f/%.1f" % (PARTS[i], statistics.median(col), max(col)))
-        print("  %-58s     draw: %s; font cache misses %d, clears %d" % ("", ", ".join(cells),
-              sum(v[15] for v in vs if v[15] > 0), sum(1 for v in vs if v[15] < 0)))
+        print("  %-58s     draw: %s; font cache misses %d, clears %d; in font.* %.1f/%.1f, glyph runs %d/%d" % (
+              "", ", ".join(cells), sum(v[15] for v in vs if v[15] > 0), sum(1 for v in vs if v[15] < 0),
+              statistics.median(v[16] for v in vs) / 1000.0, max(v[16] for v in vs) / 1000.0,
+              statistics.median(v[17] for v in vs), max(v[17] for v in vs)))
     print("  idle, bytes allocated per second (total, frame, tick, link, buttons): %s" % idle_lines[-3:])
     if os.environ.get("PROF_RAW"):
         for (k, w), vs in sorted(rows.items()):
