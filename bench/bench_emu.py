@@ -206,6 +206,9 @@ def flash_runs(picoemu, tmp, cache):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="one match (saare-2020 + undo/penalty), no .py boot")
+    ap.add_argument("--mhz", type=int, default=0,
+                    help="run the firmware at this clock (machine.freq, first line of main.py): what a faster "
+                         "RP2040 clock would give (the shipped firmware keeps MicroPython's 125 MHz)")
     a = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-")
@@ -213,6 +216,12 @@ def main():
     for name, version in build.package()[1]:
         build.seed_dep(name, version, {"ssd1306.py": picoemu.SSD1306_PY}, cache)
     files = build.tree(cache=cache)
+    if a.mhz:
+        files = dict(files)
+        files["/main.py"] = b"import machine\nmachine.freq(%d)\n" % (a.mhz * 1000000) + files["/main.py"]
+        BENCH = b"import machine\nmachine.freq(%d)\n" % (a.mhz * 1000000) + BENCH_MAIN
+    else:
+        BENCH = BENCH_MAIN
     mpy = sum(len(v) for p, v in files.items() if p.endswith(".mpy"))
     nakk_mpy = sum(len(v) for p, v in files.items() if p.startswith("/nakk/"))
     fw = build.firmware_dir()
@@ -224,12 +233,13 @@ def main():
                 py_files[p[:-4] + ".py"] = f.read()
                 src += len(py_files[p[:-4] + ".py"])
     print("bench_emu: MicroPython v1.28.0 RPI_PICO in rp2040js %s (emulated time; the emulator models "
-          "no flash erase/program time)" % picoemu.RP2040JS_VERSION)
+          "no flash erase/program time)%s" % (picoemu.RP2040JS_VERSION,
+                                             "; the firmware at %d MHz" % a.mhz if a.mhz else ""))
     print("\n.mpy bytes copied to a box: %d (nakk %d in %d files, deps %d); nakk as source: %d bytes"
           % (mpy, nakk_mpy, sum(1 for p in files if p.startswith("/nakk/")), mpy - nakk_mpy, src))
 
     bench_files = dict(files)
-    bench_files["/main.py"] = BENCH_MAIN
+    bench_files["/main.py"] = BENCH
     t_mpy, heap = first_frame(picoemu, image(picoemu, bench_files, tmp, "mpy-bench"), reads_heap=True)
     print("\nHeap after boot (app built, .mpy): %d bytes free, %d allocated (of %d)"
           % (heap[0], heap[1], heap[0] + heap[1]))

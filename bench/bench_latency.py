@@ -471,7 +471,7 @@ class _Bench:
         from array import array
         from nakk.render import Screen
         self.board = board
-        self.screen = Screen(board.fb, board.rings)
+        self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))   # as the app builds it
         self.n = 0                 # presses so far in this pass
         self.first = True          # the first pass appends; the later ones keep the fastest time
         # preallocated: growing arrays would need the heap twice over and fragment it
