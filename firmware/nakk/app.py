@@ -224,6 +224,8 @@ class App:
         # Collect now, while the players look at the new score, rather than
         # in the middle of the next press (~27 ms on the Pico, docs/latency.md).
         gc.collect()
+        # and name the entry an undo would take back, drawn ahead: long PREV then only shows it
+        self.screen.keep_detail(ui.undo_words())
 
     # ------------------------------------------------------------ tasks
     async def _input(self):

@@ -479,8 +479,11 @@ def width(s, scale=1):
     return _run(None, s, len(s), 0, 0, 1, scale, 0)
 
 
-_CACHE_MAX = const(96)  # strings kept drawn (~100 B each on the Pico): a match's words in both languages
+_CACHE_MAX = const(96)   # strings kept drawn (~100 B each on the Pico): a match's words in both languages
+_MORE_MAX = const(16)    # cut forms and inverted bytes kept, each table starting again when full
 _cache = {}
+_clip = {}   # str -> (max_w, its drawing cut to max_w)
+_inv = {}    # kept strings drawn in colour 0 (a lit box's words) -> their bytes inverted
 
 # The display's own frame (see target()): text and digits at rows the page grid allows
 # are copied into its bytes instead of blitted. On the RP2040 framebuf's blit costs about
@@ -502,34 +505,50 @@ def target(fb, buf):
     _tbuf = buf
 
 
+def _draw_kept(s, clip):
+    """(framebuf, width, its bytes) of str s drawn once (clip > 0: cut with '…' as text() cuts
+    it at max_w = clip), or None when it has no width."""
+    n = len(s)
+    w = _run(None, s, n, 0, 0, 1, 1, clip)
+    if w <= 0:
+        return None
+    b = bytearray(w)
+    f = _fbuf.FrameBuffer(b, w, HEIGHT, _fbuf.MONO_VLSB)
+    _run(f, s, n, 0, 0, 1, 1, clip)
+    return (f, w, b)
+
+
 def _cached(s, keep=True):
-    """(framebuf, width) of str s drawn once, or None (CPython, empty, or not to be kept)."""
+    """(framebuf, width, bytes) of str s drawn once, or None (CPython, empty, or not to be kept)."""
     e = _cache.get(s)
     if e is None:
         if _SFB is None or not keep:
             return None
         if len(_cache) >= _CACHE_MAX:
-            _cache.clear()     # start again: what is on screen now is drawn again on its next use
-            _inv.clear()
-        n = len(s)
-        w = _run(None, s, n, 0, 0, 1, 1, 0)
-        if w <= 0:
-            return None
-        b = bytearray(w)
-        f = _fbuf.FrameBuffer(b, w, HEIGHT, _fbuf.MONO_VLSB)
-        _run(f, s, n, 0, 0, 1, 1, 0)
-        e = (f, w, b)            # framebuf, width, its bytes
-        _cache[s] = e
+            forget()           # start again: what is on screen now is drawn again on its next use
+        e = _draw_kept(s, 0)
+        if e is not None:
+            _cache[s] = e
     return e
 
 
-_inv = {}   # kept strings drawn in colour 0 (a few: a lit box's words) -> their bytes inverted
+def _clipped(s, max_w):
+    """s kept drawn cut to max_w with '…' (a name or a step's word too long for its place)."""
+    c = _clip.get(s)
+    if c is None or c[0] != max_w:
+        if len(_clip) >= _MORE_MAX:
+            _clip.clear()
+        c = (max_w, _draw_kept(s, max_w))
+        _clip[s] = c
+    return c[1]
 
 
 def _inverse(s, e):
     """The kept string's bytes as dark ink on a lit background (colour 0 over a lit box)."""
     v = _inv.get(s)
     if v is None:
+        if len(_inv) >= _MORE_MAX:
+            _inv.clear()
         b = e[2]
         v = bytearray(len(b))
         for i in range(len(b)):
@@ -538,9 +557,27 @@ def _inverse(s, e):
     return v
 
 
+def _put_kept(fb, s, e, x, y, color, align, whole):
+    """Draw a kept drawing e of s (whole: not cut) at (x, y) aligned; returns its width."""
+    w = e[1]
+    if align == CENTER:
+        x -= w // 2
+    elif align == RIGHT:
+        x -= w
+    if fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w and (color or whole):
+        o = (y >> 3) * _TW + x
+        _tbuf[o:o + w] = e[2] if color else _inverse(s, e)
+    elif color:
+        fb.blit(e[0], x, y, 0)
+    else:
+        fb.blit(e[0], x, y, 1, _INV)
+    return w
+
+
 def forget():
     """Drop the strings kept drawn (e.g. when the language changes)."""
     _cache.clear()
+    _clip.clear()
     _inv.clear()
 
 
@@ -554,25 +591,18 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
 
     A str that fits is drawn once into its own small framebuf and blitted
     from then on (one blit instead of a Python loop per letter: text is what
-    a press waits for on the Pico, docs/latency.md). Up to 96 strings are
-    kept (then the cache starts again); keep=False for text that changes
+    a press waits for on the Pico, docs/latency.md), and so is its cut form
+    when max_w cuts it. Up to 96 strings are kept (then the cache starts
+    again), and 16 cut forms; keep=False for text that changes
     (a message's detail), which is drawn letter by letter and not kept."""
     if scale == 1 and isinstance(s, str):
         e = _cached(s, keep)
-        if e is not None and (max_w <= 0 or e[1] <= max_w):
-            w = e[1]
-            if align == CENTER:
-                x -= w // 2
-            elif align == RIGHT:
-                x -= w
-            if fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w:
-                o = (y >> 3) * _TW + x
-                _tbuf[o:o + w] = e[2] if color else _inverse(s, e)
-            elif color:
-                fb.blit(e[0], x, y, 0)
-            else:
-                fb.blit(e[0], x, y, 1, _INV)
-            return w
+        if e is not None:
+            if max_w <= 0 or e[1] <= max_w:
+                return _put_kept(fb, s, e, x, y, color, align, True)
+            c = _clipped(s, max_w)
+            if c is not None:
+                return _put_kept(fb, s, c, x, y, color, align, False)
     if isinstance(s, int):
         n = _int_to_num(s)
         s = _NUM

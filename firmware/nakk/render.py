@@ -91,6 +91,9 @@ class Screen:
         # "Segab " / "Shuffles " widths: is the shuffler hidden under the "saving" box?
         self._shuf_w = (font.width(W.SHUFFLES[0]), font.width(W.SHUFFLES[1]))
         self._saving_bytes = [None, None]
+        # the undo question's line, drawn ahead (keep_detail) while the players look at the score
+        self._detail = None
+        self._detail_fb = _fbuf.FrameBuffer(bytearray(_W), _W, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
         self._saving = (self._saving_box(0), self._saving_box(1))
 
     def _saving_box(self, lang):
@@ -116,6 +119,16 @@ class Screen:
         for _ in range(n):
             buf[o:o + _W] = row
             o += _W
+
+    def keep_detail(self, text):
+        """Draw text (the line a list shows under its title: what an undo would take back)
+        ahead of time, so that the list that shows it only copies it."""
+        f = self._detail_fb
+        if f is None or text is None or text is self._detail:
+            return
+        f.fill(0)
+        font.text(f, text, 0, 0, max_w=_W, keep=False)
+        self._detail = text
 
     def invalidate(self):
         for i in range(5):
@@ -316,7 +329,7 @@ class Screen:
         if ui.mode == U.ENTRY and ui.banner is not None and ui.tally(0) < 0:
             # the ruleset's line about this deal (a pokk replay, the bid) over the names:
             # the columns still say whose score is whose (a tally's counts go before it)
-            font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W, keep=False)
+            font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W)   # a few a match: kept
             return
         n = st.sides
         sides = m.setup["sides"]
@@ -411,7 +424,10 @@ class Screen:
         fb = self.fb
         y = 9
         if ui.detail:
-            font.text(fb, ui.detail, 0, y, max_w=_W, keep=False)
+            if ui.detail is self._detail:
+                fb.blit(self._detail_fb, 0, y, 0)    # drawn ahead: the same ink
+            else:
+                font.text(fb, ui.detail, 0, y, max_w=_W, keep=False)
             y += 10
         items = ui.items
         n = len(items)
