@@ -325,6 +325,7 @@ class _Match:
             # the app: held CHORD_MS, then the flush and the frame without "saving" (untimed)
             table.flush()
             b.frame(ui, False)
+            b.screen.keep_detail(ui.undo_words())   # as App.flush: the undo's words made ahead
         # what the frames task does when nothing changed (ui.tick() left out: this clock is not real time)
         t0 = time.ticks_us()
         mask = screen.draw(ui, False, 0)
