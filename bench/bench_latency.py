@@ -325,6 +325,7 @@ class _Match:
             # the app: held CHORD_MS, then the flush and the frame without "saving" (untimed)
             table.flush()
             b.frame(ui, False)
+            b.screen.keep_detail(ui.undo_words())   # as App.flush: the undo's words made ahead
         # what the frames task does when nothing changed (ui.tick() left out: this clock is not real time)
         t0 = time.ticks_us()
         mask = screen.draw(ui, False, 0)
@@ -471,7 +472,7 @@ class _Bench:
         from array import array
         from nakk.render import Screen
         self.board = board
-        self.screen = Screen(board.fb, board.rings)
+        self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))   # as the app builds it
         self.n = 0                 # presses so far in this pass
         self.first = True          # the first pass appends; the later ones keep the fastest time
         # preallocated: growing arrays would need the heap twice over and fragment it

@@ -471,12 +471,12 @@ KEPT = r'''
 import framebuf
 from nakk import font
 
-def draw(s, color=1, keep=True):
+def draw(s, color=1, keep=True, max_w=0, align=font.LEFT, x=3):
     buf = bytearray(128 * 2)
     fb = framebuf.FrameBuffer(buf, 128, 16, framebuf.MONO_VLSB)
     if not color:
         fb.fill(1)
-    w = font.text(fb, s, 3, 4, color, keep=keep)
+    w = font.text(fb, s, x, 4, color, keep=keep, max_w=max_w, align=align)
     return w, bytes(buf)
 
 words = ["sõna %d Jänn" % i for i in range(150)]
@@ -486,6 +486,10 @@ print("same", first == again)
 print("slow equals kept", draw("Karvane žŠ", keep=False) == draw("Karvane žŠ"))
 print("inverse", draw("Õõ", 0, keep=False) == draw("Õõ", 0))
 print("cached", len(font._cache) <= 96, "Karvane žŠ" in font._cache)
+# cut to max_w with '…': kept in its cut form, the same pixels as letter by letter
+cut = [draw("Karvane žŠ jänn", c, keep=False, max_w=30, align=a, x=60) == draw("Karvane žŠ jänn", c, max_w=30, align=a, x=60)
+       for c in (1, 0) for a in (font.LEFT, font.CENTER, font.RIGHT)]
+print("cut", cut == [True] * 6, draw("Karvane žŠ jänn", max_w=30)[0] < 31, "Karvane žŠ jänn" in font._clip)
 font.forget()
 draw("uus", keep=False)
 print("not kept", "uus" not in font._cache)
@@ -495,5 +499,5 @@ print("not kept", "uus" not in font._cache)
 def test_mpy_strings_kept_drawn_give_the_same_pixels():
     r = run_mpy(["-c", KEPT])
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.split("\n")[:5] == ["same True", "slow equals kept True", "inverse True",
-                                        "cached True True", "not kept True"]
+    assert r.stdout.split("\n")[:6] == ["same True", "slow equals kept True", "inverse True",
+                                        "cached True True", "cut True True True", "not kept True"]

@@ -102,7 +102,7 @@ class App:
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
                        sound=self.settings.sound, on_sound=self._save_settings,
                        max_sides=3 if board.pins[2] is not None else 2)
-        self.screen = Screen(board.fb, board.rings)
+        self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))
         # Side presses are reported at once; two sides together are caught by
         # the UI, which takes the first back while its entry is still held
         # (see on_event).
@@ -224,6 +224,8 @@ class App:
         # Collect now, while the players look at the new score, rather than
         # in the middle of the next press (~27 ms on the Pico, docs/latency.md).
         gc.collect()
+        # and name the entry an undo would take back, drawn ahead: long PREV then only shows it
+        self.screen.keep_detail(ui.undo_words())
 
     # ------------------------------------------------------------ tasks
     async def _input(self):

@@ -479,32 +479,106 @@ def width(s, scale=1):
     return _run(None, s, len(s), 0, 0, 1, scale, 0)
 
 
-_CACHE_MAX = const(96)  # strings kept drawn (~100 B each on the Pico): a match's words in both languages
+_CACHE_MAX = const(96)   # strings kept drawn (~100 B each on the Pico): a match's words in both languages
+_MORE_MAX = const(16)    # cut forms and inverted bytes kept, each table starting again when full
 _cache = {}
+_clip = {}   # str -> (max_w, its drawing cut to max_w)
+_inv = {}    # kept strings drawn in colour 0 (a lit box's words) -> their bytes inverted
+
+# The display's own frame (see target()): text and digits at rows the page grid allows
+# are copied into its bytes instead of blitted. On the RP2040 framebuf's blit costs about
+# 1 µs a pixel (a 25 px word: 0.3 ms, a score digit: 0.7 ms), a slice copy a few µs.
+_TW = const(128)
+_tfb = None        # the FrameBuffer drawn on by the app
+_tbuf = None       # its bytes: MONO_VLSB, _TW wide, 8 pages
+_big_pages = {}    # score glyph g shifted down s rows (g << 3 | s) -> 5 page rows (bytearrays)
+
+
+def target(fb, buf):
+    """Copy into buf (fb's own bytes, MONO_VLSB, 128 x 64) rather than blit, where that gives
+    the same pixels: a kept string at a row on the page grid, score digits over a cleared area.
+    Copying writes the string's blank columns too, so the caller draws each such text and
+    digit onto background (cleared, or a lit box for colour 0) that nothing else inked.
+    target(None, None) turns it off."""
+    global _tfb, _tbuf
+    _tfb = fb
+    _tbuf = buf
+
+
+def _draw_kept(s, clip):
+    """(framebuf, width, its bytes) of str s drawn once (clip > 0: cut with '…' as text() cuts
+    it at max_w = clip), or None when it has no width."""
+    n = len(s)
+    w = _run(None, s, n, 0, 0, 1, 1, clip)
+    if w <= 0:
+        return None
+    b = bytearray(w)
+    f = _fbuf.FrameBuffer(b, w, HEIGHT, _fbuf.MONO_VLSB)
+    _run(f, s, n, 0, 0, 1, 1, clip)
+    return (f, w, b)
 
 
 def _cached(s, keep=True):
-    """(framebuf, width) of str s drawn once, or None (CPython, empty, or not to be kept)."""
+    """(framebuf, width, bytes) of str s drawn once, or None (CPython, empty, or not to be kept)."""
     e = _cache.get(s)
     if e is None:
         if _SFB is None or not keep:
             return None
         if len(_cache) >= _CACHE_MAX:
-            _cache.clear()     # start again: what is on screen now is drawn again on its next use
-        n = len(s)
-        w = _run(None, s, n, 0, 0, 1, 1, 0)
-        if w <= 0:
-            return None
-        f = _fbuf.FrameBuffer(bytearray(w), w, HEIGHT, _fbuf.MONO_VLSB)
-        _run(f, s, n, 0, 0, 1, 1, 0)
-        e = (f, w)
-        _cache[s] = e
+            forget()           # start again: what is on screen now is drawn again on its next use
+        e = _draw_kept(s, 0)
+        if e is not None:
+            _cache[s] = e
     return e
+
+
+def _clipped(s, max_w):
+    """s kept drawn cut to max_w with '…' (a name or a step's word too long for its place)."""
+    c = _clip.get(s)
+    if c is None or c[0] != max_w:
+        if len(_clip) >= _MORE_MAX:
+            _clip.clear()
+        c = (max_w, _draw_kept(s, max_w))
+        _clip[s] = c
+    return c[1]
+
+
+def _inverse(s, e):
+    """The kept string's bytes as dark ink on a lit background (colour 0 over a lit box)."""
+    v = _inv.get(s)
+    if v is None:
+        if len(_inv) >= _MORE_MAX:
+            _inv.clear()
+        b = e[2]
+        v = bytearray(len(b))
+        for i in range(len(b)):
+            v[i] = b[i] ^ 0xFF
+        _inv[s] = v
+    return v
+
+
+def _put_kept(fb, s, e, x, y, color, align, whole):
+    """Draw a kept drawing e of s (whole: not cut) at (x, y) aligned; returns its width."""
+    w = e[1]
+    if align == CENTER:
+        x -= w // 2
+    elif align == RIGHT:
+        x -= w
+    if fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w and (color or whole):
+        o = (y >> 3) * _TW + x
+        _tbuf[o:o + w] = e[2] if color else _inverse(s, e)
+    elif color:
+        fb.blit(e[0], x, y, 0)
+    else:
+        fb.blit(e[0], x, y, 1, _INV)
+    return w
 
 
 def forget():
     """Drop the strings kept drawn (e.g. when the language changes)."""
     _cache.clear()
+    _clip.clear()
+    _inv.clear()
 
 
 def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
@@ -517,22 +591,18 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
 
     A str that fits is drawn once into its own small framebuf and blitted
     from then on (one blit instead of a Python loop per letter: text is what
-    a press waits for on the Pico, docs/latency.md). Up to 96 strings are
-    kept (then the cache starts again); keep=False for text that changes
+    a press waits for on the Pico, docs/latency.md), and so is its cut form
+    when max_w cuts it. Up to 96 strings are kept (then the cache starts
+    again), and 16 cut forms; keep=False for text that changes
     (a message's detail), which is drawn letter by letter and not kept."""
     if scale == 1 and isinstance(s, str):
         e = _cached(s, keep)
-        if e is not None and (max_w <= 0 or e[1] <= max_w):
-            w = e[1]
-            if align == CENTER:
-                x -= w // 2
-            elif align == RIGHT:
-                x -= w
-            if color:
-                fb.blit(e[0], x, y, 0)
-            else:
-                fb.blit(e[0], x, y, 1, _INV)
-            return w
+        if e is not None:
+            if max_w <= 0 or e[1] <= max_w:
+                return _put_kept(fb, s, e, x, y, color, align, True)
+            c = _clipped(s, max_w)
+            if c is not None:
+                return _put_kept(fb, s, c, x, y, color, align, False)
     if isinstance(s, int):
         n = _int_to_num(s)
         s = _NUM
@@ -570,9 +640,38 @@ def warm():
 
 # ---- score digits
 
+def _big_rows(g, sh):
+    """Score glyph g shifted down sh rows, as the 5 page rows (bytearrays) it covers."""
+    k = g << 3 | sh
+    rows = _big_pages.get(k)
+    if rows is None:
+        o = _BOFF[g]
+        w = _BIG[o]
+        rows = tuple(bytearray(w) for _ in range(5))
+        for q in range(5):
+            r = rows[q]
+            for c in range(w):
+                lo = _BIG[o + 1 + q * w + c] if q < 4 else 0
+                hi = _BIG[o + 1 + (q - 1) * w + c] if q > 0 else 0
+                r[c] = ((lo << sh) | (hi >> (8 - sh))) & 0xFF
+        _big_pages[k] = rows
+    return rows
+
+
+def warm_digits(y):
+    """Make the page rows of every score glyph drawn at row y (at start-up, not in a press)."""
+    for g in range(_NBIG):
+        _big_rows(g, y & 7)
+
+
 def _big_run(fb, s, n, x, y, color):
     cx = x
     strs = isinstance(s, str)
+    direct = fb is _tfb and fb is not None and color and 0 <= y <= 32
+    if direct:
+        sh = y & 7
+        p0 = (y >> 3) * _TW
+        last = 5 if sh and y < 32 else 4
     i = 0
     while i < n:
         g = _big_index(ord(s[i]) if strs else s[i])
@@ -581,7 +680,13 @@ def _big_run(fb, s, n, x, y, color):
             continue
         o = _BOFF[g]
         w = _BIG[o]
-        if fb is not None:
+        if direct and 0 <= cx <= _TW - w:
+            rows = _big_rows(g, sh)
+            o = p0 + cx
+            for q in range(last):
+                _tbuf[o:o + w] = rows[q]
+                o += _TW
+        elif fb is not None:
             if _BIGFB is not None:
                 if color:
                     fb.blit(_BIGFB[g], cx, y, 0)

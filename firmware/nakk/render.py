@@ -39,10 +39,14 @@ _NAMES = const(0x02)
 _SCORE = const(0x7C)
 _BODY = const(0x7E)
 _FOOT = const(0x80)
-_MASK = const(0x1FFFFFFF)    # signatures stay small ints on the Pico
+# Signatures stay small ints on the Pico (31 bits): with s < 2**22, s * 31 + v stays under
+# 2**30, so _mix allocates nothing. A wider mask made s * 31 a big int on every mix: about
+# 1 KB of garbage per frame, 20 frames a second, and a collection (~27 ms) inside a press.
+_MASK = const(0x3FFFFF)
 _ROWS = const(4)             # list lines in the body
 _SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
 _SAVE_W = const(68)
+_DIGITS_Y = const(18)        # the score's 32 px digits
 
 
 # what the score screen may show besides the match's own names and labels
@@ -53,6 +57,10 @@ _MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C", 
 
 def _mix(s, v):
     return (s * 31 + v + 7) & _MASK
+
+
+_ZERO = bytes(_W)             # a cleared page row
+_LIT = b"\xff" * _W           # a lit one
 
 
 def wrap(s):
@@ -67,10 +75,17 @@ def wrap(s):
 
 
 class Screen:
-    def __init__(self, fb, rings=None):
-        """fb: a 128x64 FrameBuffer (the board's); rings: nakk.rings.Rings or None."""
+    def __init__(self, fb, rings=None, buf=None):
+        """fb: a 128x64 FrameBuffer (the board's); rings: nakk.rings.Rings or None;
+        buf: fb's own bytes (MONO_VLSB), when the board gives them: whole page rows are then
+        cleared, and text and score digits on the page grid copied, straight into them (on
+        the RP2040 framebuf's fill_rect and blit cost 0.1 and 1 µs a pixel: most of a frame)."""
         self.fb = fb
         self.rings = rings
+        self.buf = buf
+        if buf is not None:
+            font.target(fb, buf)
+            font.warm_digits(_DIGITS_Y)
         self._sig = [-1, -1, -1, -1, -1]    # head, names, score, foot, list
         self._ring_sig = -1
         self._warm_match = None     # the match (and language) whose words are drawn once
@@ -86,6 +101,12 @@ class Screen:
         self._foot_x = 0         # where its answer box starts
         # "Segab " / "Shuffles " widths: is the shuffler hidden under the "saving" box?
         self._shuf_w = (font.width(W.SHUFFLES[0]), font.width(W.SHUFFLES[1]))
+        self._saving_bytes = [None, None]
+        # the undo question's line, drawn ahead (keep_detail) while the players look at the score
+        self._detail = None
+        self._detail_fb = _fbuf.FrameBuffer(bytearray(_W), _W, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
+        self._detail_fb2 = _fbuf.FrameBuffer(bytearray(_W), _W, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
+        self._detail_two = False
         self._saving = (self._saving_box(0), self._saving_box(1))
 
     def _saving_box(self, lang):
@@ -93,10 +114,53 @@ class Screen:
         w = W.SAVING[lang]
         if _fbuf is None or font.width(w) > _SAVE_W:
             return None
-        box = _fbuf.FrameBuffer(bytearray(_SAVE_W), _SAVE_W, 8, _fbuf.MONO_VLSB)
+        b = bytearray(_SAVE_W)
+        box = _fbuf.FrameBuffer(b, _SAVE_W, 8, _fbuf.MONO_VLSB)
         box.fill(1)
         font.text(box, w, 94 - _SAVE_X, 0, 0, align=font.CENTER)
+        self._saving_bytes[lang] = b
         return box
+
+    def _clear(self, page, n, color):
+        """Pages page..page+n-1 all dark (color 0) or all lit: copies into buf when there is one."""
+        buf = self.buf
+        if buf is None:
+            self.fb.fill_rect(0, page * 8, _W, n * 8, color)
+            return
+        row = _LIT if color else _ZERO
+        o = page * _W
+        for _ in range(n):
+            buf[o:o + _W] = row
+            o += _W
+
+    def keep_detail(self, text):
+        """Draw text (the line a list shows under its title: what an undo would take back)
+        ahead of time, so that the list that shows it only copies it."""
+        f = self._detail_fb
+        if f is None or text is None or text is self._detail:
+            return
+        f.fill(0)
+        self._detail_fb2.fill(0)
+        self._detail_two = self._detail_lines(None, text, 0, 0)[0] > 0    # y moved: a second line
+        self._detail = text
+
+    def _detail_lines(self, fb, d, y, rows):
+        """Draw the list's detail line at y (into fb, or ahead into the kept buffers when fb is
+        None): two lines when the words are wider than the screen (the undo question names a
+        whole deal in the players' words). Returns (y, rows) for what follows it."""
+        cut = wrap(d) if font.width(d) > _W else -1
+        if cut > 0:
+            font.text(fb if fb is not None else self._detail_fb, d[:cut], 0, y if fb is not None else 0,
+                      max_w=_W, keep=False)
+            y += 10
+            rows -= 1
+            d = d[cut + 1:]
+            if fb is None:
+                font.text(self._detail_fb2, d, 0, 0, max_w=_W, keep=False)
+                return y, rows
+        font.text(fb if fb is not None else self._detail_fb, d, 0, y if fb is not None else 0,
+                  max_w=_W, keep=False)
+        return y, rows
 
     def invalidate(self):
         for i in range(5):
@@ -187,19 +251,19 @@ class Screen:
             if body != sig[4]:
                 sig[4] = body
                 sig[1] = sig[2] = -1
-                self.fb.fill_rect(0, 8, _W, 48, 0)
+                self._clear(1, 6, 0)
                 self._list(ui)
                 mask |= _BODY
         else:
             sig[4] = -1
             if names != sig[1]:
                 sig[1] = names
-                self.fb.fill_rect(0, 8, _W, 8, 0)
+                self._clear(1, 1, 0)
                 self._names(ui, m)
                 mask |= _NAMES
             if score != sig[2]:
                 sig[2] = score
-                self.fb.fill_rect(0, 16, _W, 40, 0)
+                self._clear(2, 5, 0)
                 self._score(ui, m)
                 mask |= _SCORE
         if foot != sig[3]:
@@ -211,7 +275,7 @@ class Screen:
     # ------------------------------------------------------------ regions
     def _head(self, ui, m, saving, waiting, listed):
         fb = self.fb
-        fb.fill_rect(0, 0, _W, 8, 0)
+        self._clear(0, 1, 0)
         lang = ui.lang
         if listed:
             font.text(fb, ui.word(ui.title), 0, 0, max_w=84)
@@ -258,7 +322,9 @@ class Screen:
             font.text(fb, waiting, 57 + aw + 1, 0, 0)
         if saving:
             box = self._saving[lang]
-            if box is not None:
+            if box is not None and self.buf is not None:
+                self.buf[_SAVE_X:_W] = self._saving_bytes[lang]   # the box covers x 60-127: a copy is a blit
+            elif box is not None:
                 fb.blit(box, _SAVE_X, 0)
             else:
                 fb.fill_rect(_SAVE_X, 0, _SAVE_W, 8, 1)
@@ -295,7 +361,7 @@ class Screen:
         if ui.mode == U.ENTRY and ui.banner is not None and ui.tally(0) < 0:
             # the ruleset's line about this deal (a pokk replay, the bid) over the names:
             # the columns still say whose score is whose (a tally's counts go before it)
-            font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W, keep=False)
+            font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W)   # a few a match: kept
             return
         n = st.sides
         sides = m.setup["sides"]
@@ -366,7 +432,7 @@ class Screen:
             cx = col * i + col // 2
             v = st.score[i] + st.bonus[i] if final else st.score[i]
             if font.digits_width(v) <= room:
-                font.digits(fb, v, cx, 18, align=font.CENTER)
+                font.digits(fb, v, cx, _DIGITS_Y, align=font.CENTER)
             elif font.width(v, 2) <= room:
                 # too wide for the 32 px digits (Schmier's "-12" in a third of the screen):
                 # 2x text, its 14 px of ink centred in the digits' 32 px
@@ -396,16 +462,16 @@ class Screen:
         y = 9
         rows = _ROWS
         if ui.detail:
-            d = ui.detail
             rows -= 1
-            cut = wrap(d) if font.width(d) > _W else -1
-            if cut > 0:
-                # two lines (the undo question names a whole deal in the players' words)
-                font.text(fb, d[:cut], 0, y, max_w=_W, keep=False)
-                y += 10
-                d = d[cut + 1:]
-                rows -= 1
-            font.text(fb, d, 0, y, max_w=_W, keep=False)
+            if ui.detail is self._detail:
+                # drawn ahead (keep_detail): the same ink, one or two lines
+                fb.blit(self._detail_fb, 0, y, 0)
+                if self._detail_two:
+                    y += 10
+                    rows -= 1
+                    fb.blit(self._detail_fb2, 0, y, 0)
+            else:
+                y, rows = self._detail_lines(fb, ui.detail, y, rows)
             y += 10
         items = ui.items
         n = len(items)
@@ -451,7 +517,7 @@ class Screen:
                 # the same step: its name stays, the answer box is drawn over in full
                 self._choice(ui, self._foot_x)
                 return
-            fb.fill_rect(0, 56, _W, 8, 0)
+            self._clear(7, 1, 0)
             x = 0
             if ok is not None:
                 x = font.text(fb, "OK:", 0, 56) + 2
@@ -461,10 +527,10 @@ class Screen:
             self._choice(ui, x)
             return
         self._foot_word = None
-        fb.fill_rect(0, 56, _W, 8, 0)
+        self._clear(7, 1, 0)
         lang = ui.lang
         if ui.msg is not None:
-            fb.fill_rect(0, 56, _W, 8, 1)
+            self._clear(7, 1, 1)
             x = font.text(fb, ui.word(ui.msg), 1, 56, 0, max_w=_W - 2)
             if ui.msg2:
                 font.text(fb, ui.msg2, x + 2, 56, 0, max_w=_W - x - 3, keep=False)
@@ -487,7 +553,7 @@ class Screen:
     def _stuck(self, ui):
         """Inverse: "Button stuck: " and the name of each button in fault, one by one (no join)."""
         fb = self.fb
-        fb.fill_rect(0, 56, _W, 8, 1)
+        self._clear(7, 1, 1)
         # laid out as the message "Button stuck: OK" was, so one stuck button reads the same after it
         x = font.text(fb, W.STUCK[ui.lang], 1, 56, 0, max_w=_W - 2, keep=False) + 2
         faults = ui.faults

@@ -113,6 +113,7 @@ class Ui:
         self.chosen = None         # START: None on the judge's assignment, else the wizard's;
         #                            MENU: each item's action; PENALTY: each item's offence id
         self._undo_target = None   # seq an undo would cancel
+        self._undo_words = None    # (seq, lang, match's setup, words) of the latest undo_words()
         self._chord = None         # (side button, time, screen) of the last side press
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout]
@@ -555,17 +556,33 @@ class Ui:
         m = self.table.match
         if m is None or m.locked() or not m.in_force:
             return self._refuse(W.NOTHING)
+        detail = self.undo_words()
         self._undo_target = m.in_force[-1]
-        ev = self.table.event(self._undo_target)
         self.mode = UNDO
         self._list(W.UNDO, (W.CONFIRM, W.BACK))
+        self.detail = detail
+        return _MOVED
+
+    def undo_words(self):
+        """What the undo question would name now (the latest entry in force, in the players'
+        words), or None. Kept for that entry and language: the app asks for it after each
+        save, while the players look at the score, so that long PREV does not wait for it."""
+        m = self.table.match
+        if m is None or m.st is None or not m.in_force:
+            return None
+        target = m.in_force[-1]
+        u = self._undo_words
+        if u is not None and u[0] == target and u[1] == self.lang and u[2] is m.setup:
+            return u[3]
+        ev = self.table.event(target)
         if ev is None:
-            self.detail = "#%d" % self._undo_target
+            words = "#%d" % target
         else:
             # the entry in the players' words (the ruleset's), labelled from the deal form
-            self.detail = m.rules.describe(ev, self.lang, self.deal.steps or m.rules.form(m.st, m.cfg)[1],
-                                           m.rules.number(m.st, ev))
-        return _MOVED
+            words = m.rules.describe(ev, self.lang, self.deal.steps or m.rules.form(m.st, m.cfg)[1],
+                                     m.rules.number(m.st, ev))
+        self._undo_words = (target, self.lang, m.setup, words)   # the setup: this match, not its events
+        return words
 
     def _undo_event(self, k, b):
         if k == K.SHORT and b == K.OK:

@@ -56,7 +56,7 @@ class Box:
         self.buf = bytearray(1024)
         self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
         self.rings = Rings(3, 400, 20, brightness=64)
-        self.screen = Screen(self.fb, self.rings)
+        self.screen = Screen(self.fb, self.rings, self.buf)   # as the app draws: into the bytes
         self.waiting = 0
         self.last = self.frame()
 
