@@ -205,7 +205,10 @@ class App:
         ui = self.ui
         if self.table.pending is None:
             return
-        if not self.table.flush():
+        saved = self.table.flush()
+        if not saved:
+            if self._assigned and ui.assignment is None:
+                ui.assignment = self._assignment()   # its start did not reach flash: offered again
             ui.resync()
             # a full flash refuses the entry in words the players act on (sync with the judge)
             ui.say(W.FULL if self.table.full else W.SAVEFAIL, self.table.error or "")
@@ -213,7 +216,7 @@ class App:
         else:
             self.beep(_BEEP_SAVED)
         self.waiting = self.table.waiting()
-        if self._assigned and ui.assignment is None:
+        if saved and self._assigned and ui.assignment is None:
             # the judge's assignment became this match: it is used once
             self._assigned = False
             try:
@@ -264,6 +267,11 @@ class App:
                     self._check_usb()
                 ui.tick()
                 self.frame()
+                if self.table.pending is None and not self.buttons.pending():
+                    # between presses: the words of a new match's screens, a few per frame;
+                    # on the start screen, what the start press would otherwise wait for
+                    if not self.screen.warm(ui) and ui.mode == U.START:
+                        self.table.prepare()
             except Exception as e:
                 self._report("frames", e)
             feed()

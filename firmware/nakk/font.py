@@ -502,6 +502,11 @@ def _cached(s, keep=True):
     return e
 
 
+def kept(s):
+    """Whether str s is kept drawn (text() of it blits, allocating nothing)."""
+    return s in _cache
+
+
 def forget():
     """Drop the strings kept drawn (e.g. when the language changes)."""
     _cache.clear()

@@ -43,12 +43,22 @@ _MASK = const(0x1FFFFFFF)    # signatures stay small ints on the Pico
 _ROWS = const(4)             # list lines in the body
 _SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
 _SAVE_W = const(68)
+_WARM_STEP = const(1)        # words warm() draws per call (per frame): 2-6 ms each on the Pico
+_WARM_START = const(2)       # on the start screen, where no deal is entered
 
 
 # what the score screen may show besides the match's own names and labels
 _WORDS = (W.SHUFFLES, W.WINNER, W.OVER, W.DRAW, W.JUDGE,
           W.CONFIRM, W.DISPUTE, W.SAVING)
 _MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C", "OK:", ":", "OK+")
+
+
+def _keep(scratch, s):
+    """Draw word s once so the font keeps it; False if it was kept already."""
+    if font.kept(s):
+        return False
+    font.text(scratch, s, 0, 0)
+    return True
 
 
 def _mix(s, v):
@@ -64,6 +74,9 @@ class Screen:
         self._ring_sig = -1
         self._warm_match = None     # the match (and language) whose words are drawn once
         self._warm_lang = -1
+        self._warming = None        # the generator drawing them, a few words per warm()
+        self._common_lang = -1      # the language whose common words the start screen drew
+        self._likely = None         # the likely match (ui.likely_match()) whose words were drawn
         # words are drawn here once to keep them (font caches them); 1x8 px is enough
         self._scratch = _fbuf.FrameBuffer(bytearray(1), 1, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
         self.frame = 0
@@ -102,27 +115,73 @@ class Screen:
             s = _mix(s, st.marks[i])
         return _mix(s, 1 if st.over else 0)
 
-    def _prewarm(self, ui, m):
-        """Draw once every word the score screen of this match can show (font keeps them),
-        so no later frame allocates: at the start of a match and after a language switch."""
+    def _prewarm(self, ui, m, steps):
+        """Draw once every word the score screen of match m can show, with its deal form's
+        steps (font keeps them), so no later frame allocates; m None: the words of every
+        match. A generator, one word drawn per step (a word already kept costs nothing):
+        warm() runs it between presses (all at once it took ~190 ms on the Pico, inside
+        the press that starts a match)."""
         lang = ui.lang
+        scratch = self._scratch
         for w in _WORDS:
-            font.text(self._scratch, w[lang], 0, 0)
-        font.text(self._scratch, m.rules.counter_word[lang], 0, 0)
+            if _keep(scratch, w[lang]):
+                yield
+        for w in _MARKS:
+            if _keep(scratch, w):
+                yield
+        if m is None:
+            for sides in (2, 3):
+                for i in range(2 * sides):
+                    if _keep(scratch, W.seat_name(i, sides)):
+                        yield
+            return
+        _keep(scratch, m.rules.counter_word[lang])
         st = m.st
         for i in range(st.seats):
-            font.text(self._scratch, W.seat_name(i, st.sides), 0, 0)
+            if _keep(scratch, W.seat_name(i, st.sides)):
+                yield
         for sd in m.setup["sides"]:
-            font.text(self._scratch, sd.get("name", sd["id"]), 0, 0)
-        for w in _MARKS:
-            font.text(self._scratch, w, 0, 0)
-        for stp in ui.deal.steps or ():
-            font.text(self._scratch, stp["label"][lang], 0, 0)
+            if _keep(scratch, sd.get("name", sd["id"])):
+                yield
+        if steps is None:
+            steps = m.rules.form(st, m.cfg)[1]   # a likely match's first deal
+        for stp in steps:
+            if _keep(scratch, stp["label"][lang]):
+                yield
             for c in stp["choices"]:
-                font.text(self._scratch, c["label"][lang], 0, 0)
+                if _keep(scratch, c["label"][lang]):
+                    yield
                 for k in ("says", "ok_says", "name"):
                     if k in c:
-                        font.text(self._scratch, c[k][lang], 0, 0)
+                        if _keep(scratch, c[k][lang]):
+                            yield
+
+    def warm(self, ui):
+        """Draw one or two more of the words the screens will need (see _prewarm); True while
+        some are left. The app calls it between presses, never inside one. On the start
+        screen: the words of every match, then those of the match the next OK would start."""
+        g = self._warming
+        if g is None:
+            if ui.mode != U.START:
+                return False
+            if self._common_lang != ui.lang:
+                self._common_lang = ui.lang
+                self._likely = None
+                g = self._prewarm(ui, None, None)
+            else:
+                m = ui.likely_match()
+                if m is None or m is self._likely:
+                    return False
+                self._likely = m
+                g = self._prewarm(ui, m, None)
+            self._warming = g
+        for _ in range(_WARM_START if ui.mode == U.START else _WARM_STEP):
+            try:
+                next(g)
+            except StopIteration:
+                self._warming = None
+                return False
+        return True
 
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
@@ -132,7 +191,9 @@ class Screen:
             if m is not self._warm_match or ui.lang != self._warm_lang:
                 self._warm_match = m
                 self._warm_lang = ui.lang
-                self._prewarm(ui, m)
+                # not now: this frame answers a press; warm() draws them after it
+                self._warming = self._prewarm(ui, m, ui.deal.steps or ())
+                self._likely = None
         sig = self._sig
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)

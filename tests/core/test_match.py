@@ -376,6 +376,7 @@ def test_team_match_checks_the_rooms_and_disqualification():
 def test_registry_titles_are_the_rulesets_own():
     # the start screen lists the titles without importing every ruleset
     from nakk import rules
-    assert len(rules.TITLES) == len(rules.NAMES)
-    for name, title, sides in zip(rules.NAMES, rules.TITLES, rules.SIDES):
-        assert rules.get(name).title == title and rules.get(name).sides == sides
+    assert len(rules.TITLES) == len(rules.NAMES) == len(rules.SEATS) == len(rules.BOARDS)
+    for name, title, sides, seats, boards in zip(rules.NAMES, rules.TITLES, rules.SIDES, rules.SEATS, rules.BOARDS):
+        r = rules.get(name)
+        assert r.title == title and r.sides == sides and r.seats == seats and r.has_boards == boards
