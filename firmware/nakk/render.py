@@ -43,8 +43,6 @@ _MASK = const(0x1FFFFFFF)    # signatures stay small ints on the Pico
 _ROWS = const(4)             # list lines in the body
 _SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
 _SAVE_W = const(68)
-_WARM_STEP = const(1)        # words warm() draws per call (per frame): 2-6 ms each on the Pico
-_WARM_START = const(2)       # on the start screen, where no deal is entered
 
 
 # what the score screen may show besides the match's own names and labels
@@ -135,8 +133,8 @@ class Screen:
                     if _keep(scratch, W.seat_name(i, sides)):
                         yield
             return
-        _keep(scratch, m.rules.counter_word[lang])
         st = m.st
+        _keep(scratch, m.rules.counter_word[lang])
         for i in range(st.seats):
             if _keep(scratch, W.seat_name(i, st.sides)):
                 yield
@@ -157,30 +155,27 @@ class Screen:
                             yield
 
     def warm(self, ui):
-        """Draw one or two more of the words the screens will need (see _prewarm); True while
-        some are left. The app calls it between presses, never inside one. On the start
-        screen: the words of every match, then those of the match the next OK would start."""
+        """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the
+        Pico); True while some are left. The app calls it between presses, never inside
+        one. On the start
+        screen: the words of the match the next OK would start before anything else, and
+        the words of every match."""
+        if ui.mode == U.START:
+            m = ui.likely_match()
+            if m is not None and m is not self._likely:
+                self._likely = m
+                self._warming = self._prewarm(ui, m, None)
+            elif self._warming is None and self._common_lang != ui.lang:
+                self._common_lang = ui.lang
+                self._warming = self._prewarm(ui, None, None)
         g = self._warming
         if g is None:
-            if ui.mode != U.START:
-                return False
-            if self._common_lang != ui.lang:
-                self._common_lang = ui.lang
-                self._likely = None
-                g = self._prewarm(ui, None, None)
-            else:
-                m = ui.likely_match()
-                if m is None or m is self._likely:
-                    return False
-                self._likely = m
-                g = self._prewarm(ui, m, None)
-            self._warming = g
-        for _ in range(_WARM_START if ui.mode == U.START else _WARM_STEP):
-            try:
-                next(g)
-            except StopIteration:
-                self._warming = None
-                return False
+            return False
+        try:
+            next(g)
+        except StopIteration:
+            self._warming = None
+            return False
         return True
 
     def draw(self, ui, saving=False, waiting=0):

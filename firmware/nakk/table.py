@@ -242,6 +242,7 @@ class Table:
                 return False
             if n != self.n:              # never expected: the number the journal gave is the one saved
                 self.n = ev["match"] = n
+            self._before = None          # the match before is no longer needed
         data = encode(ev)
         if self.keep:
             self.saved.append(data)
