@@ -205,3 +205,50 @@ def test_enametoolong_on_a_new_segment_is_a_full_flash_and_the_sequence_holds(tm
         open(root + "/m000001/0000", "ab")
     except OSError as e:
         assert e.errno == errno.ENAMETOOLONG                 # the errno the journal was given
+
+
+def test_a_start_that_cannot_make_its_match_on_flash_leaves_the_table_as_it_was(tmp_path):
+    """The press that starts a match only folds its setup; the match is made on flash when the
+    setup is flushed (after the screen shows it, "saving"). When littlefs cannot make it then,
+    the table goes back to the match it had, nothing is half-made, and the next start works."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(TESTS), "firmware"))
+    from nakk.journal import Journal
+    from nakk.table import Table
+    root = str(tmp_path / "j")
+    setup = {"ruleset": "saare-2020", "sides": [{"id": "A", "name": "A"}, {"id": "B", "name": "B"}]}
+    t = Table(Journal(root, reserve=0))
+    assert t.start(setup) and t.flush()
+    t.submit({"type": "close", "reason": "abandoned at the table: started by mistake"})
+    assert t.flush() and t.match.locked()
+    first = t.match
+    assert t.start(setup)
+    assert t.n == 2 and not os.path.exists(root + "/m000002")   # nothing written by the press
+    os.mkdir(root + "/next.tmp")          # the journal's next-number file cannot be written
+    assert not t.flush()
+    assert "flash" in t.error and not t.full
+    assert t.n == 1 and t.match is first and t.pending is None
+    assert not os.path.exists(root + "/m000002") and sorted(Journal(root).matches()) == [(1, True)]
+    os.rmdir(root + "/next.tmp")
+    assert t.start(setup) and t.flush()   # the same number, now on flash
+    assert t.n == 2 and Journal(root).matches() == [(1, True), (2, False)]
+
+
+def test_the_start_screen_loads_no_ruleset(tmp_path):
+    """The start wizard asks its questions from the rulesets' table: a box on its start screen
+    holds no ruleset module (Saare mäng alone is ~34 KB of the unix port's heap); the one the
+    players choose is loaded when OK would start it."""
+    import subprocess
+    import sys
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from nakk.table import Table\n"
+            "from nakk import ui as U\n"
+            "u = U.Ui(Table())\n"
+            "loaded = lambda: sorted(m for m in sys.modules if m.startswith('nakk.rules.'))\n"
+            "print(u.mode == U.START, loaded())\n"
+            "print(u.likely_match(), loaded())\n"
+            "for i in range(3): u.handle(U.K.event(U.K.SHORT, U.K.OK))   # game, table, round\n"
+            "print(u.likely_match().rules.name, loaded())\n") % os.path.join(os.path.dirname(TESTS), "firmware")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["True []", "None []", "saare-2020 ['nakk.rules.common', 'nakk.rules.saare']"]

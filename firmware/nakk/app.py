@@ -23,7 +23,7 @@ What other tasks may use (the link, the simulator's control channel):
   settled()           no event queued, no entry unsaved, no button held
 """
 
-from nakk.compat import const
+from nakk.compat import clock, const
 
 try:
     # The judge's link owns the USB port from the app's first instant, before the
@@ -55,6 +55,8 @@ FRAME_MS = const(50)
 _USB_FRAMES = const(20)   # frames between looks at the supply (1 s)
 _BEEP_SAVED = const(25)   # ms: an entry is on flash
 _BEEP_BAD = const(150)    # ms: a save failed, or an entry was refused
+_WARM_MS = const(6)       # ms a frame may spend drawing words ahead on the start screen
+_COLLECT_BELOW = const(24576)   # bytes free under which a start-screen press collects after its frame
 
 
 def _read(path):
@@ -80,6 +82,7 @@ def _link(app, board):
 class App:
     def __init__(self, board):
         self.board = board
+        self._clock = clock(board.clock)
         font.warm()
         root = board.mount()
         broken = None
@@ -185,6 +188,12 @@ class App:
                 self.flush()                  # only a side press can be half of a chord
                 return
         self.frame()
+        if self.ui.mode == U.START and gc.mem_free() < _COLLECT_BELOW:
+            # The start wizard's garbage, when it runs the heap low: collected after its
+            # frame, while the players read the next question, not in the press that
+            # starts the match (no entry is saved on the way, so flush() does not collect).
+            # Not every time: a collection here holds up the words drawn ahead (_idle).
+            gc.collect()
 
     def beep(self, ms):
         if self.ui.sound:
@@ -205,7 +214,10 @@ class App:
         ui = self.ui
         if self.table.pending is None:
             return
-        if not self.table.flush():
+        saved = self.table.flush()
+        if not saved:
+            if self._assigned and ui.assignment is None:
+                ui.assignment = self._assignment()   # its start did not reach flash: offered again
             ui.resync()
             # a full flash refuses the entry in words the players act on (sync with the judge)
             ui.say(W.FULL if self.table.full else W.SAVEFAIL, self.table.error or "")
@@ -213,7 +225,7 @@ class App:
         else:
             self.beep(_BEEP_SAVED)
         self.waiting = self.table.waiting()
-        if self._assigned and ui.assignment is None:
+        if saved and self._assigned and ui.assignment is None:
             # the judge's assignment became this match: it is used once
             self._assigned = False
             try:
@@ -246,6 +258,23 @@ class App:
             except Exception as e:   # report it and keep the box working
                 self._report("input", e)
 
+    def _idle(self):
+        """Between presses, work a press would otherwise wait for: the words of the match's
+        screens (one a frame while a match is played, so a press waits for one at most); on
+        the start screen, up to _WARM_MS a frame of the words of the match OK would start,
+        then the free flash a start checks."""
+        ui = self.ui
+        screen = self.screen
+        if ui.mode != U.START:
+            screen.warm(ui)
+            return
+        c = self._clock
+        t0 = c.ticks_ms()
+        while screen.warm(ui):
+            if c.ticks_diff(c.ticks_ms(), t0) >= _WARM_MS:
+                return
+        self.table.prepare()
+
     def _check_usb(self):
         # on the judge's USB the rings dim; reading the supply (a pin and an ADC on
         # the Pico) belongs to the frames task, once a second, not to every frame
@@ -266,6 +295,8 @@ class App:
                     self._check_usb()
                 ui.tick()
                 self.frame()
+                if self.table.pending is None and not self.buttons.pending():
+                    self._idle()
             except Exception as e:
                 self._report("frames", e)
             feed()

@@ -574,6 +574,11 @@ def _put_kept(fb, s, e, x, y, color, align, whole):
     return w
 
 
+def kept(s):
+    """Whether str s is kept drawn (text() of it blits, allocating nothing)."""
+    return s in _cache
+
+
 def forget():
     """Drop the strings kept drawn (e.g. when the language changes)."""
     _cache.clear()

@@ -260,6 +260,7 @@ class Journal:
         self.seal_segs = seal_segs
         self.damaged = {}   # match -> unsound stretches skipped while reading it
         self._buf = bytearray(_BUF)  # for starts and seals; readers have their own
+        self._free = None   # free_bytes() as last measured; None after a write
         # n -> kind of its last record (0: none yet), or None until its tail is read.
         # Small ints are not heap objects: a box full of matches keeps one dict and
         # nothing else per match, so the boot scan leaves no long-lived crumbs
@@ -540,8 +541,17 @@ class Journal:
         return st[1] * free
 
     def low(self):
-        """True when a new match would be refused."""
-        return self.free_bytes() < self.reserve
+        """True when a new match would be refused. The free flash is measured once after
+        each change the journal makes (littlefs's statvfs walks every block in use: ~9 ms
+        on the Pico), so a caller can measure it at idle time and ask again for nothing."""
+        f = self._free
+        if f is None:
+            f = self._free = self.free_bytes()
+        return f < self.reserve
+
+    def next_match(self):
+        """The number new_match() will give."""
+        return self._next
 
     # ------------------------------------------------------------ writing
     def new_match(self):
@@ -549,6 +559,7 @@ class Journal:
         if self.low():
             raise JournalFull("flash nearly full: sync finished matches with the judge first")
         n = self._next
+        self._free = None
         try:
             write_atomic(self.root + "/next", record.encode(record.META, b"next %d" % (n + 1)))
             self._next = n + 1
@@ -593,6 +604,7 @@ class Journal:
             raise JournalFull("flash full: acknowledgement not saved")
 
     def _put(self, n, t, rec):
+        self._free = None
         size = t[1]
         if size < 0 or (size > 0 and size + len(rec) > self.seg_max):
             if t[0] - t[3] >= self.seal_segs and rec[1] != record.ACK:
@@ -664,6 +676,7 @@ class Journal:
         then on the match is gone for every reader, and a power cut only
         leaves the deleting to finish at the next start. False if there was
         no room even for that (then it stays, acked, for the next start)."""
+        self._free = None
         try:
             os.rename(self._mdir(n), "%s/x%06d" % (self.root, n))
         except OSError as e:

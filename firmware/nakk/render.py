@@ -55,6 +55,14 @@ _WORDS = (W.SHUFFLES, W.WINNER, W.OVER, W.DRAW, W.JUDGE,
 _MARKS = ("+", "\u2191", "\u2190", "\u2192", "\u2713", "!", "?", "A", "B", "C", "OK:", ":", "OK+")
 
 
+def _keep(scratch, s):
+    """Draw word s once so the font keeps it; False if it was kept already."""
+    if font.kept(s):
+        return False
+    font.text(scratch, s, 0, 0)
+    return True
+
+
 def _mix(s, v):
     return (s * 31 + v + 7) & _MASK
 
@@ -90,6 +98,9 @@ class Screen:
         self._ring_sig = -1
         self._warm_match = None     # the match (and language) whose words are drawn once
         self._warm_lang = -1
+        self._warming = None        # the generator drawing them, a few words per warm()
+        self._common_lang = -1      # the language whose common words the start screen drew
+        self._likely = None         # the likely match (ui.likely_match()) whose words were drawn
         # words are drawn here once to keep them (font caches them); 1x8 px is enough
         self._scratch = _fbuf.FrameBuffer(bytearray(1), 1, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
         self.frame = 0
@@ -177,27 +188,70 @@ class Screen:
             s = _mix(s, st.marks[i])
         return _mix(s, 1 if st.over else 0)
 
-    def _prewarm(self, ui, m):
-        """Draw once every word the score screen of this match can show (font keeps them),
-        so no later frame allocates: at the start of a match and after a language switch."""
+    def _prewarm(self, ui, m, steps):
+        """Draw once every word the score screen of match m can show, with its deal form's
+        steps (font keeps them), so no later frame allocates; m None: the words of every
+        match. A generator, one word drawn per step (a word already kept costs nothing):
+        warm() runs it between presses (all at once it took ~190 ms on the Pico, inside
+        the press that starts a match)."""
         lang = ui.lang
+        scratch = self._scratch
         for w in _WORDS:
-            font.text(self._scratch, w[lang], 0, 0)
-        font.text(self._scratch, m.rules.counter_word[lang], 0, 0)
-        st = m.st
-        for i in range(st.seats):
-            font.text(self._scratch, W.seat_name(i, st.sides), 0, 0)
-        for sd in m.setup["sides"]:
-            font.text(self._scratch, sd.get("name", sd["id"]), 0, 0)
+            if _keep(scratch, w[lang]):
+                yield
         for w in _MARKS:
-            font.text(self._scratch, w, 0, 0)
-        for stp in ui.deal.steps or ():
-            font.text(self._scratch, stp["label"][lang], 0, 0)
+            if _keep(scratch, w):
+                yield
+        if m is None:
+            for sides in (2, 3):
+                for i in range(2 * sides):
+                    if _keep(scratch, W.seat_name(i, sides)):
+                        yield
+            return
+        st = m.st
+        _keep(scratch, m.rules.counter_word[lang])
+        for i in range(st.seats):
+            if _keep(scratch, W.seat_name(i, st.sides)):
+                yield
+        for sd in m.setup["sides"]:
+            if _keep(scratch, sd.get("name", sd["id"])):
+                yield
+        if steps is None:
+            steps = m.rules.form(st, m.cfg)[1]   # a likely match's first deal
+        for stp in steps:
+            if _keep(scratch, stp["label"][lang]):
+                yield
             for c in stp["choices"]:
-                font.text(self._scratch, c["label"][lang], 0, 0)
+                if _keep(scratch, c["label"][lang]):
+                    yield
                 for k in ("says", "ok_says", "name"):
                     if k in c:
-                        font.text(self._scratch, c[k][lang], 0, 0)
+                        if _keep(scratch, c[k][lang]):
+                            yield
+
+    def warm(self, ui):
+        """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the
+        Pico); True while some are left. The app calls it between presses, never inside
+        one. On the start
+        screen: the words of the match the next OK would start before anything else, and
+        the words of every match."""
+        if ui.mode == U.START:
+            m = ui.likely_match()
+            if m is not None and m is not self._likely:
+                self._likely = m
+                self._warming = self._prewarm(ui, m, None)
+            elif self._warming is None and self._common_lang != ui.lang:
+                self._common_lang = ui.lang
+                self._warming = self._prewarm(ui, None, None)
+        g = self._warming
+        if g is None:
+            return False
+        try:
+            next(g)
+        except StopIteration:
+            self._warming = None
+            return False
+        return True
 
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
@@ -207,7 +261,9 @@ class Screen:
             if m is not self._warm_match or ui.lang != self._warm_lang:
                 self._warm_match = m
                 self._warm_lang = ui.lang
-                self._prewarm(ui, m)
+                # not now: this frame answers a press; warm() draws them after it
+                self._warming = self._prewarm(ui, m, ui.deal.steps or ())
+                self._likely = None
         sig = self._sig
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)

@@ -46,9 +46,10 @@ class StartWizard:
         self.step = 0
 
     def _steps(self):
-        r = _rules.get(self.values["ruleset"])
+        # from the rulesets' table: the ruleset itself is not loaded until a match needs it
+        r = _rules.NAMES.index(self.values["ruleset"])
         steps = [_GAME, _TABLE, _ROUND]
-        if r.has_boards:
+        if _rules.BOARDS[r]:
             # a match over boards: which room, and how many boards (the ruleset's default first)
             steps.append(_ROOM)
             steps.append(_BOARDS)
@@ -65,10 +66,10 @@ class StartWizard:
             titles = [_rules.TITLES[_rules.NAMES.index(n)] for n in names]
             return W.RULES, titles, names.index(v["ruleset"]) if v["ruleset"] in names else 0
         if s == _FIRST:
-            return W.FIRST, [W.seat_name(i, r.sides) for i in range(r.seats)], v["first_shuffler"]
+            return W.FIRST, [W.seat_name(i, _rules.SIDES[r]) for i in range(_rules.SEATS[r])], v["first_shuffler"]
         key, title, n = _NUMBERS[s]
         if s == _BOARDS and not v["boards"]:
-            v["boards"] = r.config(None).get("boards", 1)
+            v["boards"] = _rules.get(v["ruleset"]).config(None).get("boards", 1)
         return title, range(1, n + 1), min(v[key], n) - 1   # the font draws ints
 
     def choose(self, cursor):
@@ -90,11 +91,24 @@ class StartWizard:
             return None
         setup = {"ruleset": v["ruleset"], "table": v["table"], "round": v["round"],
                  "first_shuffler": v["first_shuffler"],
-                 "sides": [{"id": SIDES[i], "name": SIDES[i]} for i in range(r.sides)]}
-        if r.has_boards:
+                 "sides": [{"id": SIDES[i], "name": SIDES[i]} for i in range(_rules.SIDES[r])]}
+        if _rules.BOARDS[r]:
             setup["room"] = v["room"]
             setup["boards"] = [1, v["boards"]]
         return setup
+
+    def likely(self, cursor):
+        """The setup OK on cursor would give (choose() without choosing), or None when
+        OK would not end the wizard."""
+        r, steps = self._steps()
+        if self.step != len(steps) - 1:
+            return None
+        v, step = self.values, self.step
+        self.values = dict(v)
+        try:
+            return self.choose(cursor)
+        finally:
+            self.values, self.step = v, step
 
     def back(self):
         """One step back; False at the first."""

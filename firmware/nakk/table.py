@@ -15,6 +15,17 @@ from nakk.match import Match
 _RECENT = 8     # entries kept in RAM (as bytes) so an undo can name its target without reading flash
 
 
+def _setup_event(setup):
+    ev = dict(setup)
+    ev["type"] = "setup"
+    ev["seq"] = 1
+    try:
+        ev["v"] = _rules.get(ev.get("ruleset")).format    # the format its deals need: Saare mäng stays 1
+    except (KeyError, TypeError):
+        ev["v"] = FORMAT_VERSION                           # Match says what is wrong with the setup
+    return ev
+
+
 class Table:
     def __init__(self, journal=None, keep=False, broken=None):
         """journal: a nakk.journal.Journal, or None to keep the events in `saved` (bytes);
@@ -31,6 +42,7 @@ class Table:
         self.recent = []           # (seq, bytes) of the last entries saved: what an undo names
         self.damaged = None        # (match number, why) of the latest match when it cannot be folded back
         self._pending_seq = 0
+        self._before = None        # (n, match, recent, saved) before a start not yet on flash
         self._wrong_starts = {}    # match number -> whether it is a start abandoned unplayed (read once)
 
     # ------------------------------------------------------------ reading back
@@ -154,35 +166,50 @@ class Table:
     # ------------------------------------------------------------ writing
     def start(self, setup):
         """A new match from the setup fields: True, or False when the flash is too low for
-        another match (error says so; sync first). EventError when the setup is invalid."""
+        another match (error says so; sync first). EventError when the setup is invalid.
+
+        Nothing is written here: the match's number is the one the journal will give, and
+        flush() creates the match on flash with its setup (the app draws the new score,
+        "saving", in between: the player does not wait for littlefs)."""
         if self.broken:
             raise EventError("", "the flash cannot be written: " + self.broken)
         self.flush()
-        ev = dict(setup)
-        ev["type"] = "setup"
-        ev["seq"] = 1
-        try:
-            ev["v"] = _rules.get(ev.get("ruleset")).format    # the format its deals need: Saare mäng stays 1
-        except (KeyError, TypeError):
-            ev["v"] = FORMAT_VERSION                           # Match says what is wrong with the setup
-        Match().apply(ev)                # check it before a match number is spent
-        if self.journal is None:
+        ev = _setup_event(setup)
+        j = self.journal
+        if j is None:
             m = Match()                  # keeps its own list for an undo
         else:
-            try:
-                self.n = self.journal.new_match()
-            except JournalFull as e:
-                self.error = "flash full: %s" % (e,)
+            if j.low():                  # measured at idle (prepare()), not in this press
+                self.error = "flash full: flash nearly full: sync finished matches with the judge first"
                 return False
-            ev["match"] = self.n
             m = Match(self._history)     # an undo reads the match back from flash
-        m.apply(ev)
+        m.apply(ev)                      # checks it: EventError leaves the table as it was
+        self._before = (self.n, self.match, self.recent, self.saved)   # what a start that fails goes back to
+        if j is not None:
+            self.n = j.next_match()
+            ev["match"] = self.n         # the setup is m.setup: it says its number too
         self.saved = []
         self.recent = []
         self.match = m
         self.pending = ev
         self._pending_seq = 1
         return True
+
+    def likely(self, setup):
+        """The match start(setup) would begin, folded but neither kept nor saved (the screen
+        draws its words before the start press), or None if the setup is refused."""
+        m = Match()
+        try:
+            m.apply(_setup_event(setup))
+        except EventError:
+            return None
+        return m
+
+    def prepare(self):
+        """Idle-time work for the next start (the app calls it while the start screen waits):
+        the free flash is measured now (a littlefs statvfs walks the whole filesystem)."""
+        if self.journal is not None and self.pending is None:
+            self.journal.low()
 
     def submit(self, fields):
         """Check and fold one entry (a fresh dict without seq, which becomes the event);
@@ -204,6 +231,18 @@ class Table:
         if ev is None:
             return True
         self.pending = None
+        if self.journal is not None and ev["seq"] == 1:
+            # a start: its match is made on flash now, after the screen shows it
+            try:
+                n = self.journal.new_match()
+            except (OSError, JournalError) as e:
+                self.error = "flash full: %s" % (e,) if isinstance(e, JournalFull) else "flash: %s" % (e,)
+                self.full = isinstance(e, JournalFull)
+                self.n, self.match, self.recent, self.saved = self._before
+                return False
+            if n != self.n:              # never expected: the number the journal gave is the one saved
+                self.n = ev["match"] = n
+            self._before = None          # the match before is no longer needed
         data = encode(ev)
         if self.keep:
             self.saved.append(data)

@@ -118,6 +118,8 @@ class Ui:
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout]
         self.chord_ms = chord_ms
+        self._likely = None        # likely_match(), made for ui.version _likely_v
+        self._likely_v = -1
         self.mode = START
         self.resync()
 
@@ -639,6 +641,19 @@ class Ui:
         self.wizard.begin(self.table.match)
         self._show_start()
 
+    def likely_match(self):
+        """On the start screen: the match the next OK would start (folded, not saved: the
+        screen draws its words while the players look), or None. Made once per press."""
+        if self.mode != START:
+            return None
+        if self._likely_v != self.version:
+            self._likely_v = self.version
+            self._likely = None
+            setup = self.assignment if self.chosen is None else self.wizard.likely(self.cursor)
+            if setup is not None:
+                self._likely = self.table.likely(setup)
+        return self._likely
+
     def _show_start(self):
         title, items, cursor = self.wizard.show()
         self._list(title, items, cursor)
@@ -676,6 +691,7 @@ class Ui:
         except EventError as e:
             return self._refuse(W.refusal(e.field))
         self.assignment = None
+        self._likely = None
         self.resync()
         return _SUBMITTED
 

@@ -55,6 +55,10 @@ LONG_MS = 1000     # a long press (the firmware's threshold is 800 ms)
 # The one-press deal entry (issue 14: its word tables and per-step lists) adds ~11 KB live on this
 # port (on the emulated Pico ~15 KB: 68-72 KB stay free after boot), which left no reliable
 # margin at 320K for a sync's reply or a chord's refold; 352K until that heap is cut again.
+# Since then the start screen loads no ruleset (an empty box boots in ~56 KB less, 240K is
+# enough for it), but a box whose latest match is loaded is where it was: test_sync's full
+# flash, synced at 320K, still meets a MemoryError on a 2 KB allocation while the link folds
+# a match for `get`, in some heap layouts and not others (bench/bench_boot.py).
 HEAP = "352K"
 RING_BYTES = 48    # 16 LEDs x GRB
 

@@ -376,6 +376,21 @@ def test_team_match_checks_the_rooms_and_disqualification():
 def test_registry_titles_are_the_rulesets_own():
     # the start screen lists the titles without importing every ruleset
     from nakk import rules
-    assert len(rules.TITLES) == len(rules.NAMES)
-    for name, title, sides in zip(rules.NAMES, rules.TITLES, rules.SIDES):
-        assert rules.get(name).title == title and rules.get(name).sides == sides
+    assert len(rules.TITLES) == len(rules.NAMES) == len(rules.SEATS) == len(rules.BOARDS)
+    for name, title, sides, seats, boards in zip(rules.NAMES, rules.TITLES, rules.SIDES, rules.SEATS, rules.BOARDS):
+        r = rules.get(name)
+        assert r.title == title and r.sides == sides and r.seats == seats and r.has_boards == boards
+
+
+def test_saare_classic_shares_the_settings_it_has_in_common_with_2020():
+    # one Setting object for both rulesets where they agree (heap on the box); the classic
+    # rules read exactly as if made on their own
+    from nakk.rules import saare
+    fresh = saare._common_settings(False)
+    got = saare.SAARE_CLASSIC.settings
+    fields = lambda ss: [(s.key, s.default, type(s.default), s.ref, s.text) for s in ss]
+    assert fields(got) == fields(fresh)
+    y2020 = saare._common_settings(True)
+    agree = [s.key for s in fresh if [o for o in y2020 if o.key == s.key and o.default == s.default]]
+    shared = [s.key for s in got if [o for o in saare.SAARE_2020.settings if o is s]]
+    assert shared == agree and 0 < len(shared) < len(got)

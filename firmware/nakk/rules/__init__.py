@@ -1,21 +1,23 @@
 """The rulesets, by id. One game family is one module of this package; adding one is one new file and one line here
 (or, for a game kept elsewhere, one register() call)."""
 
-# ruleset id -> (module, attribute, title (et, en), sides). Modules are
-# imported on first use, so the device only pays for the game it plays (all
-# four loaded cost ~50 KB of heap on the 64-bit unix port); the start screen
-# lists the titles from here. A test checks each title and side count equals
-# its ruleset's own.
+# ruleset id -> (module, attribute, title (et, en), sides, seats, over boards). Modules
+# are imported on first use, so the device only pays for the game it plays (all
+# four loaded cost ~50 KB of heap on the 64-bit unix port; Saare mäng alone ~34 KB);
+# the start wizard asks its questions from here, so a box on its start screen has
+# none loaded. A test checks each entry equals its ruleset's own.
 _TABLE = (
-    ("saare-2020", "saare", "SAARE_2020", ("Saare mäng 2020", "Saare mäng 2020"), 2),
-    ("saare-classic", "saare", "SAARE_CLASSIC", ("Saare mäng (vana)", "Saare mäng classic"), 2),
-    ("sasku", "sasku", "SASKU", ("Turniirisasku", "Tournament Sasku"), 2),
-    ("schmier", "schmier", "SCHMIER", ("Schmier", "Schmier"), 3),
+    ("saare-2020", "saare", "SAARE_2020", ("Saare mäng 2020", "Saare mäng 2020"), 2, 4, False),
+    ("saare-classic", "saare", "SAARE_CLASSIC", ("Saare mäng (vana)", "Saare mäng classic"), 2, 4, False),
+    ("sasku", "sasku", "SASKU", ("Turniirisasku", "Tournament Sasku"), 2, 4, True),
+    ("schmier", "schmier", "SCHMIER", ("Schmier", "Schmier"), 3, 6, False),
 )
 
 NAMES = [row[0] for row in _TABLE]
 TITLES = [row[3] for row in _TABLE]
 SIDES = [row[4] for row in _TABLE]   # sides (side buttons) each ruleset needs
+SEATS = [row[5] for row in _TABLE]   # players at the table
+BOARDS = [row[6] for row in _TABLE]  # a match over boards (has_boards)
 
 _REGISTERED = {}   # id -> ruleset object added by register()
 
@@ -29,6 +31,8 @@ def register(ruleset):
     NAMES.append(ruleset.name)
     TITLES.append(ruleset.title)
     SIDES.append(ruleset.sides)
+    SEATS.append(ruleset.seats)
+    BOARDS.append(ruleset.has_boards)
 
 
 def unregister(name):
@@ -38,6 +42,8 @@ def unregister(name):
         del NAMES[i]
         del TITLES[i]
         del SIDES[i]
+        del SEATS[i]
+        del BOARDS[i]
 
 
 def get(name):
@@ -45,7 +51,7 @@ def get(name):
     r = _REGISTERED.get(name)
     if r is not None:
         return r
-    for rid, mod, attr, _, _ in _TABLE:
+    for rid, mod, attr, _, _, _, _ in _TABLE:
         if rid == name:
             module = __import__("nakk.rules." + mod, None, None, (attr,))
             return getattr(module, attr)
