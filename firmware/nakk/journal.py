@@ -480,6 +480,34 @@ class Journal:
     def finished(self, n):
         return self._kind(n) == record.FINISHED
 
+    def has(self, n):
+        """Whether match n is on flash."""
+        return n in self._tails
+
+    def latest(self):
+        """The highest match number on flash, or None."""
+        last = None
+        for n in self._tails:
+            if last is None or n > last:
+                last = n
+        return last
+
+    def count_finished(self, skip=None):
+        """How many matches are finished (as matches() says), those with skip(n) true left
+        out, without a list of them: a full box holds ~160 matches, and the app counts
+        them after every entry and every ack (the list took 2 KB in one piece on the unix
+        port, which the heap of a long sync sometimes no longer had)."""
+        k = 0
+        for n in self._tails:
+            try:
+                fin = self._kind(n) == record.FINISHED
+            except OSError:
+                fin = False
+                self.damaged[n] = self.damaged.get(n, 0) + 1
+            if fin and (skip is None or not skip(n)):
+                k += 1
+        return k
+
     def head(self, n, k):
         """The payloads of match n's first k records (fewer if it has fewer), as a list, read
         through the journal's own buffer: no 4 KiB buffer per call (the box counts its waiting

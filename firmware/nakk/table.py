@@ -106,15 +106,15 @@ class Table:
         if self.journal is None:
             return False
         self.flush()
-        ms = self.journal.matches()
-        for n, _ in ms:
-            if n == self.n:
-                return False          # still there: nothing changed for the players
+        j = self.journal
+        if self.n is not None and j.has(self.n):
+            return False              # still there: nothing changed for the players
         self.n = None
         self.match = None
         self.recent = []
-        if ms:
-            self.n = ms[-1][0]
+        last = j.latest()
+        if last is not None:
+            self.n = last
             self._refold()
         return True
 
@@ -131,11 +131,7 @@ class Table:
         (there is nothing in it to judge; it stays on flash for the judge's tool all the same)."""
         if self.journal is None:
             return 0
-        k = 0
-        for n, fin in self.journal.matches():
-            if fin and not self._wrong_start(n):
-                k += 1
-        return k
+        return self.journal.count_finished(self._wrong_start)
 
     def _wrong_start(self, n):
         """Whether finished match n is a setup closed at once (the menu's "wrong start")."""

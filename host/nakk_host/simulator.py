@@ -44,22 +44,21 @@ CLUSTER = BUTTONS[3:]
 SHORT_MS = 60      # a tap
 LONG_MS = 1000     # a long press (the firmware's threshold is 800 ms)
 # The whole app (its link, its words, every buffer made at boot) on the 64-bit unix port, where
-# objects are up to twice their size on the Pico: after boot its live heap is ~250 KB (empty
-# flash) to ~260 KB (a full box, 161 matches), and it boots under 288K (empty, and 100 matches)
-# and 304K (full) (bench/bench_boot.py), so 320K holds it with a margin and still fails what
-# would not fit a Pico. On the real rp2 interpreter (the emulated Pico, bench/bench_pico_boot.py)
-# the app after boot uses 159 KB (empty) to 162 KB (100 matches) of the Pico's 246 KB heap.
+# objects are up to twice their size on the Pico: after boot its live heap is ~207 KB (empty
+# flash) to ~270 KB (a full box, 161 matches), and it boots under 248K (empty), 256K (100
+# matches) and 272K (full) (bench/bench_boot.py), so 320K holds it with a margin and still fails
+# what would not fit a Pico. On the real rp2 interpreter (the emulated Pico,
+# bench/bench_pico_boot.py) the app after boot uses 140 KB (empty) to 179 KB (100 matches) of the
+# Pico's 246 KB heap.
 # It was 384K for a while: a full box fragmented the heap at boot (the journal kept a small
 # list per match, scattered through the boot scan's garbage) until the next module import found
 # no 1.3 KB in one piece; the journal now keeps a small int per match (docs/journal.md).
-# The one-press deal entry (issue 14: its word tables and per-step lists) adds ~11 KB live on this
-# port (on the emulated Pico ~15 KB: 68-72 KB stay free after boot), which left no reliable
-# margin at 320K for a sync's reply or a chord's refold; 352K until that heap is cut again.
-# Since then the start screen loads no ruleset (an empty box boots in ~56 KB less, 240K is
-# enough for it), but a box whose latest match is loaded is where it was: test_sync's full
-# flash, synced at 320K, still meets a MemoryError on a 2 KB allocation while the link folds
-# a match for `get`, in some heap layouts and not others (bench/bench_boot.py).
-HEAP = "352K"
+# The one-press deal entry (issue 14: its word tables and per-step lists) added ~11 KB live on
+# this port, and 320K no longer held a full flash's sync (it was 352K for a while). Cut back:
+# the start screen loads no ruleset (an empty box boots in ~56 KB less: under a 240K cap), and a
+# full box's sync no longer lists every match (160 of them: 2 KB in one piece) on each get and
+# ack, where the fragmented heap ran out; bench/bench_boot.py gives the margins.
+HEAP = "320K"
 RING_BYTES = 48    # 16 LEDs x GRB
 
 
