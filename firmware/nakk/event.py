@@ -261,12 +261,9 @@ def parse(line):
 def encode(obj):
     """The canonical bytes of an event (or any JSON value made of dicts, lists, str, int, bool, None).
 
-    Written into one buffer made on first use (events are at most MAX_LINE
+    Written into one buffer made at import (events are at most MAX_LINE
     bytes), so encoding an event allocates little more than its bytes: the
     device encodes every entry as it is made."""
-    global _ebuf
-    if _ebuf is None:
-        _ebuf = bytearray(MAX_LINE)
     buf = _ebuf
     while True:
         try:
@@ -282,9 +279,6 @@ def encode_view(obj):
     the next encode. For a reply written out at once (nakk.link), so a box whose heap is
     fragmented needs no block of the reply's size (a `get` reply is ~1.3 KB). Bigger than
     the buffer: encode()'s copy."""
-    global _ebuf
-    if _ebuf is None:
-        _ebuf = bytearray(MAX_LINE)
     try:
         n = _enc(obj, _ebuf, 0)
     except IndexError:
@@ -292,7 +286,9 @@ def encode_view(obj):
     return memoryview(_ebuf)[:n]
 
 
-_ebuf = None
+# made at import, while the box's heap is still in one piece: made on first use, a full
+# box's first `get` (a sync before any entry) needed 2 KB in one block of a fragmented heap
+_ebuf = bytearray(MAX_LINE)
 _HEXOUT = b"0123456789abcdef"  # the encoder writes lower case; the parser's _HEX takes both
 
 
