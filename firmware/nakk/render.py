@@ -47,6 +47,7 @@ _ROWS = const(4)             # list lines in the body
 _SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
 _SAVE_W = const(68)
 _DIGITS_Y = const(18)        # the score's 32 px digits
+_KEPT = const(8)             # pages kept drawn per region (names line, foot): 1 KB each
 
 
 # what the score screen may show besides the match's own names and labels
@@ -119,6 +120,13 @@ class Screen:
         self._detail_fb2 = _fbuf.FrameBuffer(bytearray(_W), _W, 8, _fbuf.MONO_VLSB) if _fbuf is not None else None
         self._detail_two = False
         self._saving = (self._saving_box(0), self._saving_box(1))
+        # The names line and the foot of the deal entry, kept drawn by what they show (the form
+        # comes back to the same steps every deal): a page seen before is copied, not drawn.
+        # [key, its 128 bytes, the foot's answer x] slots, names line then foot, reused in turn;
+        # emptied when the match or the language changes (_forget_pages).
+        self._pages = [None] * (2 * _KEPT)
+        self._mv = memoryview(buf) if buf is not None else None
+        self._page_next = [0, 0]
 
     def _saving_box(self, lang):
         """The "saving" box of the head, drawn once (a 68x8 framebuf), or None: drawn in place."""
@@ -172,6 +180,41 @@ class Screen:
         font.text(fb if fb is not None else self._detail_fb, d, 0, y if fb is not None else 0,
                   max_w=_W, keep=False)
         return y, rows
+
+    def _forget_pages(self):
+        for i in range(2 * _KEPT):
+            e = self._pages[i]
+            if e is not None:
+                e[0] = None
+
+    def _kept_page(self, r, key, page):
+        """Copy region r's page (0: names line, 1: foot) kept for key into the frame; its
+        slot, or None when there is none (or no frame bytes to copy into)."""
+        if self.buf is None:
+            return None
+        pages = self._pages
+        for i in range(r * _KEPT, r * _KEPT + _KEPT):
+            e = pages[i]
+            if e is not None and e[0] == key:
+                o = page * _W
+                self.buf[o:o + _W] = e[1]
+                return e
+        return None
+
+    def _keep_page(self, r, key, page, x=0):
+        """Keep region r's page as just drawn, for key (the oldest slot of r gives way)."""
+        if self.buf is None:
+            return
+        i = self._page_next[r]
+        self._page_next[r] = (i + 1) % _KEPT
+        i += r * _KEPT
+        e = self._pages[i]
+        o = page * _W
+        if e is None:
+            e = self._pages[i] = [None, bytearray(_W), 0]   # made once per slot
+        e[1][:] = self._mv[o:o + _W]
+        e[0] = key
+        e[2] = x
 
     def invalidate(self):
         for i in range(5):
@@ -264,6 +307,7 @@ class Screen:
                 # not now: this frame answers a press; warm() draws them after it
                 self._warming = self._prewarm(ui, m, ui.deal.steps or ())
                 self._likely = None
+                self._forget_pages()
         sig = self._sig
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)
@@ -278,7 +322,6 @@ class Screen:
             if says is not self._says:
                 self._says = says         # another form's words: a new generation (no id(), no allocation)
                 self._says_gen = (self._says_gen + 1) & 0xFF
-            names = _mix(names, self._says_gen)
             ok = self._ok_head(ui)
             if ok is not self._ok:
                 self._ok = ok             # the header's "OK: ..." changed: a new generation
@@ -297,6 +340,9 @@ class Screen:
                 names = _mix(_mix(names, st.bonus[i] & 0xFF), st.marks[i])
             if mode == U.ENTRY and ui.banner is not None:
                 names = _mix(names, hash(ui.banner) & 0xFFFF)
+        names_kept = names            # what the names line shows but the button's words (the key)
+        if mode == U.ENTRY and not ui.idle:
+            names = _mix(names, self._says_gen)
         mask = 0
         if head != sig[0]:
             sig[0] = head
@@ -314,8 +360,16 @@ class Screen:
             sig[4] = -1
             if names != sig[1]:
                 sig[1] = names
-                self._clear(1, 1, 0)
-                self._names(ui, m)
+                says = self._says if mode == U.ENTRY and not ui.idle else None
+                key = None
+                if m is not None and m.st is not None:
+                    key = (names_kept, says[ui.lang] if says is not None else None,
+                           ui.banner if mode == U.ENTRY else None)
+                if key is None or self._kept_page(0, key, 1) is None:
+                    self._clear(1, 1, 0)
+                    self._names(ui, m)
+                    if key is not None:
+                        self._keep_page(0, key, 1)
                 mask |= _NAMES
             if score != sig[2]:
                 sig[2] = score
@@ -569,9 +623,17 @@ class Screen:
             # named after an earlier answer keeps it: "Ruutu" over its results; its OK goes up)
             ok = ui.ok_says() if self._ok_head(ui) is None else None
             word = ui.word(ok) if ok is not None else ui.word(ui.title)
+            key = (word, ok is not None, ui.choice_text(), len(ui.items) > 1)
+            e = self._kept_page(1, key, 7)
+            if e is not None:
+                # this step with this answer was drawn before: its page as it was
+                self._foot_word = word
+                self._foot_x = e[2]
+                return
             if word == self._foot_word:
                 # the same step: its name stays, the answer box is drawn over in full
                 self._choice(ui, self._foot_x)
+                self._keep_page(1, key, 7, self._foot_x)
                 return
             self._clear(7, 1, 0)
             x = 0
@@ -581,6 +643,7 @@ class Screen:
             self._foot_word = word
             self._foot_x = x
             self._choice(ui, x)
+            self._keep_page(1, key, 7, x)
             return
         self._foot_word = None
         self._clear(7, 1, 0)
