@@ -17,6 +17,7 @@ from conftest import ROOT, TESTS, run_mpy
 
 sys.path.insert(0, os.path.join(ROOT, "host"))
 from nakk_host.screenshot import pixel, read_png, to_png  # noqa: E402
+from nakk_host.simulator import HEAP as APP_HEAP  # noqa: E402
 
 SHOTS = os.path.join(ROOT, "docs", "screenshots")
 REGENERATE = ".venv/bin/python tests/test_render.py"
@@ -53,8 +54,9 @@ CAPTIONS = (
 @pytest.fixture(scope="module")
 def screens():
     # the firmware as .mpy, as the Pico runs it: compiling the UI, the renderer and every
-    # ruleset from source inside the capped heap is more than the box ever does
-    r = run_mpy([os.path.join(TESTS, "mpy", "screens.py")], timeout=120, compiled=True)
+    # ruleset from source inside the capped heap is more than the box ever does; the app's heap
+    # (the simulator's), though this harness holds every ruleset and a frame's JSON at once
+    r = run_mpy([os.path.join(TESTS, "mpy", "screens.py")], timeout=120, compiled=True, heap=APP_HEAP)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     out = {"shot": {}, "mask": {}, "list": [], "frame": {}}
     for line in r.stdout.splitlines():
@@ -283,8 +285,9 @@ def test_every_screenshot_is_in_the_readme():
 
 def main():
     # the firmware as .mpy, as the Pico runs it: compiling the UI, the renderer and every
-    # ruleset from source inside the capped heap is more than the box ever does
-    r = run_mpy([os.path.join(TESTS, "mpy", "screens.py")], timeout=120, compiled=True)
+    # ruleset from source inside the capped heap is more than the box ever does; the app's heap
+    # (the simulator's), though this harness holds every ruleset and a frame's JSON at once
+    r = run_mpy([os.path.join(TESTS, "mpy", "screens.py")], timeout=120, compiled=True, heap=APP_HEAP)
     if r.returncode != 0:
         sys.exit(r.stdout + r.stderr)
     os.makedirs(SHOTS, exist_ok=True)
