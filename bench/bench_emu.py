@@ -2,7 +2,7 @@
 
     NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick]
 
-Prints, in emulated time (what a Pico at 125 MHz would take; the emulator
+Prints, in emulated time (what a Pico at the firmware's 200 MHz would take; the emulator
 counts Cortex-M0+ cycles but models no flash timing: erases and programs are
 instant, no XIP cache misses, so a save's real stall is not in these figures):
   * press to finished frame for each kind of press over whole matches (min /
@@ -207,8 +207,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="one match (saare-2020 + undo/penalty), no .py boot")
     ap.add_argument("--mhz", type=int, default=0,
-                    help="run the firmware at this clock (machine.freq, first line of main.py): what a faster "
-                         "RP2040 clock would give (the shipped firmware keeps MicroPython's 125 MHz)")
+                    help="run the firmware at this clock (nakk.board.pico.cpu_hz, set in main.py) instead of the "
+                         "shipped 200 MHz: e.g. 125, MicroPython's default")
     a = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-")
@@ -217,9 +217,11 @@ def main():
         build.seed_dep(name, version, {"ssd1306.py": picoemu.SSD1306_PY}, cache)
     files = build.tree(cache=cache)
     if a.mhz:
+        # the board's clock, as build() will set it (boot.py has already set the firmware's)
+        clock = b"from nakk.board import pico\npico.cpu_hz = %d\npico.fast_clock()\n" % (a.mhz * 1000000)
         files = dict(files)
-        files["/main.py"] = b"import machine\nmachine.freq(%d)\n" % (a.mhz * 1000000) + files["/main.py"]
-        BENCH = b"import machine\nmachine.freq(%d)\n" % (a.mhz * 1000000) + BENCH_MAIN
+        files["/main.py"] = clock + files["/main.py"]
+        BENCH = clock + BENCH_MAIN
     else:
         BENCH = BENCH_MAIN
     mpy = sum(len(v) for p, v in files.items() if p.endswith(".mpy"))
