@@ -46,8 +46,9 @@ UID = b"\xe6\x61\x38\x52\x83\x4b\x2c\x21"
 
 def reset():
     """Forget everything built so far (levels stay unless cleared by the test)."""
-    for lst in (PINS, LOG, SPIS, WDTS, PWMS, TIMERS, NEOPIXELS, OLEDS):
+    for lst in (PINS, LOG, SPIS, WDTS, PWMS, TIMERS, NEOPIXELS, OLEDS, CLOCK):
         del lst[:]
+    FREQ[0] = 125000000
     BY_ID.clear()
     COUNTS.clear()
     RECORD[0] = True
@@ -118,6 +119,7 @@ class SPI:
     def __init__(self, id, baudrate=1000000, polarity=0, phase=0, bits=8, firstbit=0,
                  sck=None, mosi=None, miso=None):
         _count("SPI")
+        self.cpu_hz = FREQ[0]     # its divider comes from the clock at construction
         self.id = id
         self.baudrate = baudrate
         self.polarity = polarity
@@ -220,8 +222,24 @@ def machine_reset():
     RESETS[0] += 1
 
 
+# the clock and the core voltage: [("mem32", address, value) | ("freq", hz)] in the order done
+CLOCK = []
+FREQ = [125000000]            # MicroPython's clock at power-on
+
+
 def freq(f=None):
-    return 125000000
+    if f is None:
+        return FREQ[0]
+    CLOCK.append(("freq", f))
+    FREQ[0] = f
+
+
+class _Mem32:
+    def __getitem__(self, addr):
+        return 0x10B1 if addr == 0x40064000 else 0   # VREG at reset: 1.10 V, in regulation
+
+    def __setitem__(self, addr, value):
+        CLOCK.append(("mem32", addr, value))
 
 
 # ---------------------------------------------------------------- neopixel
@@ -329,7 +347,7 @@ class _Module:
 
 
 machine = _Module("machine", Pin=Pin, SPI=SPI, WDT=WDT, PWM=PWM, Timer=Timer, ADC=ADC,
-                  unique_id=unique_id, reset=machine_reset, freq=freq)
+                  unique_id=unique_id, reset=machine_reset, freq=freq, mem32=_Mem32())
 neopixel = _Module("neopixel", NeoPixel=NeoPixel)
 ssd1306 = _Module("ssd1306", SSD1306=SSD1306, SSD1306_SPI=SSD1306_SPI)
 
