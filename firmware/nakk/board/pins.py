@@ -66,7 +66,7 @@ BAT_LOW_MV = const(3400)  # warn the table; the PowerBoost cuts off near 3.2 V
 #     sum(v) * LED_MA_PER_CHANNEL <= cap * 255
 # where cap is MAX_TOTAL_MA, or USB_MAX_TOTAL_MA on the judge's USB.
 SUPPLY_MA = const(500)  # one USB 2.0 port
-FIXED_MA = const(124)  # Pico, OLED, dark LEDs, level shifter, piezo, pull-ups
+FIXED_MA = const(134)  # Pico, OLED, dark LEDs, level shifter, piezo, pull-ups
 LED_MA_PER_CHANNEL = const(20)
 LED_MA_FULL_WHITE = const(60)  # 3 channels at 255
 LED_MA_IDLE = const(1)  # each WS2812B draws this even when dark
