@@ -107,10 +107,15 @@ def memory(box):
         free // 1024, (free + used) // 1024, ffree // 1024, fsize // 1024)
 
 
+CPU_MHZ = 200   # what the firmware's boot.py sets (firmware/nakk/board/pico.py, CPU_HZ)
+
+
 def clock(box):
     hz, now, ticks = box.run(_CLOCK)
-    return hz >= 100000000, "CPU %d MHz; clock %04d-%02d-%02d %02d:%02d:%02d (set by the judge's assignment); up %d s" % (
-        hz // 1000000, now[0], now[1], now[2], now[3], now[4], now[5], ticks // 1000)
+    mhz = hz // 1000000
+    why = "" if mhz >= CPU_MHZ else " (the firmware sets %d MHz at boot: flash the box again)" % CPU_MHZ
+    return not why, "CPU %d MHz%s; clock %04d-%02d-%02d %02d:%02d:%02d (set by the judge's assignment); up %d s" % (
+        mhz, why, now[0], now[1], now[2], now[3], now[4], now[5], ticks // 1000)
 
 
 def check(port=None, say=print, ask=None, buttons=BUTTONS, timeout_s=20):

@@ -1,0 +1,24 @@
+"""nakk doctor --hardware's clock line: a box not at the firmware's 200 MHz is flagged with what to do."""
+from nakk_host import hwcheck
+
+
+class _Box:
+    """What the box's REPL answers to the clock check (machine.freq(), localtime, ticks_ms)."""
+
+    def __init__(self, hz):
+        self.hz = hz
+
+    def run(self, code):
+        assert "machine.freq()" in code
+        return (self.hz, (2026, 12, 1, 10, 0, 0), 4000)
+
+
+def test_a_box_at_200_mhz_passes():
+    ok, detail = hwcheck.clock(_Box(200000000))
+    assert ok and detail.startswith("CPU 200 MHz; clock 2026-12-01 10:00:00"), detail
+
+
+def test_a_box_left_at_micropythons_125_mhz_is_flagged():
+    ok, detail = hwcheck.clock(_Box(125000000))
+    assert not ok
+    assert "CPU 125 MHz (the firmware sets 200 MHz at boot: flash the box again)" in detail
