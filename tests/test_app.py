@@ -58,6 +58,16 @@ def test_undo_needs_the_long_press_and_ok(tmp_path):
     assert undone["msg"] == "Tühistatud"
 
 
+def test_an_undo_in_the_boot_that_started_the_match_reads_it_back_from_flash(tmp_path):
+    # the start press takes the match the start screen folded (Match.read_back): its undo
+    # must read the events back from flash like any other
+    img = tmp_path / "flash.img"
+    r = boot(img, START + " A B LPREV OK")
+    assert r["summary"]["deals"] == 1 and r["summary"]["seq"] == 4 and r["msg"] == "Tühistatud"
+    again = boot(img, "")
+    assert again["summary"] == r["summary"]
+
+
 def test_two_side_buttons_together_enter_nothing(tmp_path):
     img = tmp_path / "flash.img"
     # A+B on the result step: A alone would finish the deal; B 5 ms later takes it back

@@ -694,3 +694,23 @@ def test_a_box_without_the_third_side_button_does_not_offer_schmier():
     assert "Schmier" not in names and "Saare mäng 2020" in names
     ui = U.Ui(Table(), clock=Clock())
     assert "Schmier" in [ui.word(w) for w in ui.items]
+
+
+def test_the_start_takes_the_match_the_start_screen_folded_only_for_that_setup():
+    # the screen folds the match OK would start (its words are drawn ahead); the start press
+    # takes that match instead of folding the setup again, and only when it is that setup
+    ui = box()
+    play(ui, "OK OK OK")                       # the game, table 1, round 1: the shuffler is asked
+    likely = ui.likely_match()
+    assert likely is not None and likely.seq == 1
+    play(ui, "OK")
+    assert ui.mode == U.ENTRY and ui.table.match is likely
+    assert saved(ui)[0] == likely.setup        # what went to the journal is the setup it holds
+    play(ui, "A")                              # a deal folds on that match
+    assert folded(ui).st.score == ui.table.match.st.score != [0, 0]
+    ui = box()
+    play(ui, "OK OK OK")
+    likely = ui.likely_match()
+    play(ui, "NEXT OK")                        # another shuffler: another setup than the one folded
+    assert ui.mode == U.ENTRY and ui.table.match is not likely
+    assert ui.table.match.setup["first_shuffler"] != likely.setup["first_shuffler"]

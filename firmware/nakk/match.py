@@ -33,6 +33,14 @@ class Match:
         self.synced = False       # the judge acknowledged it
         self.closed = False       # the judge closed it unfinished
 
+    def read_back(self, history):
+        """From now on an undo reads the events back through history (see __init__): for a
+        match folded without one (only its setup so far), kept once its start is saved."""
+        if self.seq > 1:
+            raise ValueError("only a match with just its setup")
+        self._history = history
+        self._kept = None
+
     # ------------------------------------------------------------ folding
 
     def apply(self, ev):

@@ -686,7 +686,8 @@ class Ui:
 
     def _begin_match(self, setup):
         try:
-            if not self.table.start(setup):
+            # the match the start screen folded for its words: taken if it is this setup
+            if not self.table.start(setup, self._likely):
                 return self._refuse(W.FULL)      # the flash is low: sync first
         except EventError as e:
             return self._refuse(W.refusal(e.field))
