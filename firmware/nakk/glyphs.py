@@ -16,22 +16,66 @@
 
 import micropython
 
+_F = b""      # font.py's _FONT and the code points of glyphs 95.. (array "H"): setup()
+_X = None
+_NX = 0
+
+
+def setup(font, xcp):
+    """Give the font's tables (once, at font's import): fewer arguments a call (each costs ~4 us)."""
+    global _F, _X, _NX
+    _F = font
+    _X = xcp
+    _NX = len(xcp)
+
 
 @micropython.viper
-def run(buf: ptr8, bw: int, bh: int, s: ptr8, n: int, chars: int, x: int, y: int,
-        color: int, clip: int, font: ptr8, xcp: ptr16, nx: int) -> int:
-    """Draw (bw > 0) or measure text s at (x, y) into buf, bw x bh MONO_VLSB (stride bw).
+def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
+    """Draw (bw > 0) or measure text s at (x, y) into buf, MONO_VLSB, bw wide (its stride).
 
-    n: bytes of s, or (chars != 0, a str's buffer, valid UTF-8) its characters. color 0
-    clears the ink's pixels, else sets them. clip > 0: font.py's cut with '...' at clip
-    pixels. Returns the width from x to the last ink column, as font._run does."""
+    n: bytes of s, or (opts bit 0, a str's buffer: valid UTF-8) its characters. opts bit 1:
+    colour 1 (sets the ink's pixels; else clears them), bits 2-8: the buffer's height,
+    bits 9 and up: clip, font.py's cut with '...' at that many pixels (0: none).
+    Returns the width from x to the last ink column, as font._py_run does."""
+    font = ptr8(_F)
+    xcp = ptr16(_X)
+    nx = int(_NX)
+    color = opts & 2
+    bh = (opts >> 2) & 0x7F
+    clip = opts >> 9
     ell = int(font[666])          # width of glyph 111, the ellipsis (6 bytes a glyph)
-    if chars:
+    if opts & 1:
         lim = 0x3FFFFFFF          # a str: count characters, its bytes are well formed
         kn = n
     else:
         lim = n
         kn = 0x3FFFFFFF
+    # where the 8 rows land, the same for every glyph: page q0 (offset a0) shifted up/dn,
+    # and (y off the page grid) the next page (offset a1) with the glyph's lower rows
+    shown = 0
+    a0 = 0
+    a1 = 0
+    up = 0
+    dn = 0
+    m0 = 0xFF
+    m1 = 0xFF
+    two = 0
+    if bw > 0 and y < bh and y + 8 > 0:
+        shown = 1
+        q = 0
+        if y >= 0:
+            q = y >> 3
+            up = y & 7
+        else:
+            dn = 0 - y
+        a0 = q * bw
+        if q * 8 + 8 > bh:        # a height off the page grid: rows below it stay
+            m0 = (1 << (bh - q * 8)) - 1
+        if up != 0 and q * 8 + 8 < bh:
+            two = 1
+            a1 = a0 + bw
+            if q * 8 + 16 > bh:
+                m1 = (1 << (bh - q * 8 - 8)) - 1
     cx = x
     i = 0
     k = 0
@@ -79,37 +123,29 @@ def run(buf: ptr8, bw: int, bh: int, s: ptr8, n: int, chars: int, x: int, y: int
             g = 111               # no room: the ellipsis here, and stop
             last = 1
         # the glyph's 5 columns (unused ones are 0) ORed in or cleared, clipped to the buffer
-        if bw > 0 and cx < bw and cx + 5 > 0 and y < bh and y + 8 > 0:
+        if shown and cx < bw and cx + 5 > 0:
             o = g * 6 + 1
             col = 0
-            while col < 5:
-                px = cx + col
+            if cx < 0:
+                col = 0 - cx
+            end = 5
+            if cx + 5 > bw:
+                end = bw - cx
+            while col < end:
                 b = int(font[o + col])
-                if b != 0 and px >= 0 and px < bw:
-                    if y >= 0:
-                        q = y >> 3
-                        sh = y & 7
-                        v = (b << sh) & 0xFF
-                        h = b >> (8 - sh)
+                if b != 0:
+                    p = cx + col
+                    v = ((b << up) >> dn) & m0
+                    if color:
+                        buf[a0 + p] = int(buf[a0 + p]) | v
                     else:
-                        q = 0
-                        v = b >> (0 - y)
-                        h = 0
-                        sh = 0
-                    while q * 8 < bh:
-                        if q * 8 + 8 > bh:
-                            v = v & ((1 << (bh - q * 8)) - 1)
-                        if v != 0:
-                            a = q * bw + px
-                            if color:
-                                buf[a] = int(buf[a]) | v
-                            else:
-                                buf[a] = int(buf[a]) & (v ^ 0xFF)
-                        if sh == 0:
-                            break
-                        q += 1
-                        v = h
-                        sh = 0
+                        buf[a0 + p] = int(buf[a0 + p]) & (v ^ 0xFF)
+                    if two:
+                        v = (b >> (8 - up)) & m1
+                        if color:
+                            buf[a1 + p] = int(buf[a1 + p]) | v
+                        else:
+                            buf[a1 + p] = int(buf[a1 + p]) & (v ^ 0xFF)
                 col += 1
         if last:
             return cx - x + ell
