@@ -40,7 +40,7 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
     font = ptr8(_F)
     xcp = ptr16(_X)
     nx = int(_NX)
-    color = opts & 2
+    clear = 0 if opts & 2 else 0xFF     # colour 0 clears the ink's pixels
     bh = (opts >> 2) & 0x7F
     clip = opts >> 9
     ell = int(font[666])          # width of glyph 111, the ellipsis (6 bytes a glyph)
@@ -135,17 +135,12 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
                 b = int(font[o + col])
                 if b != 0:
                     p = cx + col
+                    # (old | v) ^ (v & clear): old | v for colour 1, old & ~v for colour 0
                     v = ((b << up) >> dn) & m0
-                    if color:
-                        buf[a0 + p] = int(buf[a0 + p]) | v
-                    else:
-                        buf[a0 + p] = int(buf[a0 + p]) & (v ^ 0xFF)
+                    buf[a0 + p] = (int(buf[a0 + p]) | v) ^ (v & clear)
                     if two:
                         v = (b >> (8 - up)) & m1
-                        if color:
-                            buf[a1 + p] = int(buf[a1 + p]) | v
-                        else:
-                            buf[a1 + p] = int(buf[a1 + p]) & (v ^ 0xFF)
+                        buf[a1 + p] = (int(buf[a1 + p]) | v) ^ (v & clear)
                 col += 1
         if last:
             return cx - x + ell
