@@ -69,6 +69,31 @@ def test_tree_leaves_out_frozen_and_host_only_modules(tmp_path):
     assert sorted(frozen) == ["/boot.py", "/main.py"]
 
 
+def test_native_code_is_built_for_the_architecture_the_box_reports(tmp_path):
+    import mpremote  # noqa: F401
+    pico = _probe(mpy=6 | (3 << 8) | (4 << 10))           # what a Pico's sys.implementation._mpy says
+    assert pico.arch == "armv6m" and pico.refusal(build.mpy_header()) is None
+    assert _probe(mpy=6 | (3 << 8)).arch is None           # a port that reports no native arch
+    cache = str(tmp_path)
+    src = tmp_path / "ssd1306.py"
+    src.write_text("class SSD1306:\n    pass\n")
+    for name, version in build.package()[1]:
+        build.seed_dep(name, version, {name + ".py": str(src)}, cache)
+    t = build.tree(cache=cache, arch=pico.arch)
+    # the header's arch bits: armv6m (4) for the viper module, none for all the rest
+    assert t["/nakk/glyphs.mpy"][2] >> 2 == 4
+    assert all(b[2] >> 2 == 0 for p, b in t.items() if p.endswith(".mpy") and p != "/nakk/glyphs.mpy")
+    x64 = build.tree(cache=cache, arch="x64")
+    assert x64["/nakk/glyphs.mpy"][2] >> 2 == 2
+    assert {p: b for p, b in x64.items() if p != "/nakk/glyphs.mpy"} == \
+        {p: b for p, b in t.items() if p != "/nakk/glyphs.mpy"}   # one byte-identical tree besides
+    with pytest.raises(build.BuildError) as e:
+        build.tree(cache=cache, arch=None)
+    assert "nakk/glyphs.py" in str(e.value) and "native" in str(e.value)
+    # with nakk frozen into the image nothing of ours is built: no refusal
+    assert sorted(build.tree(frozen=("nakk", "ssd1306"), cache=cache, arch=None)) == ["/boot.py", "/main.py"]
+
+
 def test_missing_dependency_offline_says_so(tmp_path, monkeypatch):
     # no cached copy and no way to micropython.org: a clear error, not a traceback
     monkeypatch.setattr(build, "MIP_INDEX", "http://127.0.0.1:9/pi/v2")

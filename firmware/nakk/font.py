@@ -296,6 +296,16 @@ if _fbuf is not None:
 else:
     _SCR = _SFB = _INV = _BIGFB = None
 
+# The text loop as viper native code where the port has it (nakk/glyphs.py, pixel for pixel
+# the same as _run's Python loop below): CPython, or a port or .mpy without it, keeps Python.
+try:
+    from nakk import glyphs as _G
+except (ImportError, SyntaxError, ValueError):  # no viper, or an .mpy built for another arch
+    _G = None
+if _G is not None:
+    _G.setup(_FONT, array("H", _EXTRA))   # the code points of glyphs 95.., for the viper loop
+    _NO_BUF = bytearray(1)       # buf argument when only measuring
+
 
 def glyph_index(cp):
     """Glyph number for a code point (the hollow box if the font lacks it)."""
@@ -431,11 +441,28 @@ def _cp_at(s, i, n):
     return 0xFFFD << 3 | k
 
 
-def _run(fb, s, n, x, y, color, scale, clip):
+def _run(fb, s, n, x, y, color, scale, clip, buf=None, bw=0):
     """Draw (fb not None) or measure the first n bytes of s, or all of str s.
 
     clip > 0: stop before a glyph that would leave no room for '…' within clip
-    pixels, and draw '…' there. Returns the width from x to the last ink column."""
+    pixels, and draw '…' there. Returns the width from x to the last ink column.
+    buf, bw: fb's own bytes (MONO_VLSB, bw wide, 8 high) when the caller made fb;
+    the display's frame (target()) is known without them."""
+    if _G is not None and scale == 1:
+        # opts: a str's character count (bit 0), colour 1 (bit 1), the buffer's height (bits
+        # 2-8), clip (bits 9..): one int instead of four arguments (~4 µs each on the Pico)
+        o = clip << 9 | (2 if color else 0) | (1 if isinstance(s, str) else 0)
+        if fb is _tfb and fb is not None:
+            return _G.run(_tbuf, 128, s, n, x, y, o | 64 << 2)
+        if fb is None:
+            return _G.run(_NO_BUF, 0, s, n, x, y, o)
+        if buf is not None:
+            return _G.run(buf, bw, s, n, x, y, o | HEIGHT << 2)
+    return _py_run(fb, s, n, x, y, color, scale, clip)
+
+
+def _py_run(fb, s, n, x, y, color, scale, clip):
+    """_run in Python: the glyphs blitted one by one (any framebuf, any scale)."""
     step = _GAP * scale
     cx = x
     if clip:
@@ -514,7 +541,7 @@ def _draw_kept(s, clip):
         return None
     b = bytearray(w)
     f = _fbuf.FrameBuffer(b, w, HEIGHT, _fbuf.MONO_VLSB)
-    _run(f, s, n, 0, 0, 1, 1, clip)
+    _run(f, s, n, 0, 0, 1, 1, clip, b, w)
     return (f, w, b)
 
 
@@ -551,8 +578,11 @@ def _inverse(s, e):
             _inv.clear()
         b = e[2]
         v = bytearray(len(b))
-        for i in range(len(b)):
-            v[i] = b[i] ^ 0xFF
+        if _G is not None:
+            _G.invert(b, v, len(b))
+        else:
+            for i in range(len(b)):
+                v[i] = b[i] ^ 0xFF
         _inv[s] = v
     return v
 

