@@ -129,6 +129,7 @@ class Screen:
         # each page row of the frame as a view, made once (a slice made per copy allocates)
         self._pv = [mv[p * _W:(p + 1) * _W] for p in range(8)] if mv is not None else None
         self._page_next = [0, 0]
+        self._unmade = 2 * _KEPT    # slots warm() has still to make (from the last down)
 
     def _saving_box(self, lang):
         """The "saving" box of the head, drawn once (a 68x8 framebuf), or None: drawn in place."""
@@ -294,14 +295,21 @@ class Screen:
                 self._common_lang = ui.lang
                 self._warming = self._prewarm(ui, None, None)
         g = self._warming
-        if g is None:
-            return False
-        try:
-            next(g)
-        except StopIteration:
-            self._warming = None
-            return False
-        return True
+        if g is not None:
+            try:
+                next(g)
+                return True
+            except StopIteration:
+                self._warming = None
+        if ui.mode != U.START and self._unmade and self.buf is not None:
+            # then the kept pages' slots, one a call while a match is played (not on the
+            # start screen, whose heap a ruleset's import needs): a press only fills them
+            self._unmade -= 1
+            i = self._unmade
+            if self._pages[i] is None:
+                self._pages[i] = [False, None, None, None, None, bytearray(_W), 0]
+            return True
+        return False
 
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
