@@ -23,8 +23,8 @@ ENTRY = 1          # nakk.ui modes
 MOVED, SUBMITTED = 1, 2
 
 # Ceilings, bytes on the 64-bit unix port. Before issue 11's allocation work a deal
-# entry took 0.8-1.3 KB (Saare mäng), 2.4-2.6 KB (Turniirisasku: the next board's form
-# built in the press) and 1.6-2 KB (Schmier); now 0.5-1.1 KB.
+# entry took 0.8-1.3 KB (Saare mäng), 2.6-2.9 KB (Turniirisasku: the next board's form
+# built in the press) and 1.7-2.2 KB (Schmier); now 0.6-1.1 KB (docs/latency.md, i11e).
 MOVE_FIRST = 768        # a cursor move or OK step, the first time a match shows that list or word
 ENTRY_FIRST = 1280      # a deal entry that neither ends the match nor starts a pokk replay (its form)
 MOVE_KEPT = 320         # the same presses in the next match: lists, words, pages and forms kept

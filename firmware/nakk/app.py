@@ -177,10 +177,12 @@ class App:
         mask = self.screen.draw(ui, self.table.pending is not None, self.waiting)
         if mask:
             self.sent += self.board.show(mask)
-        # The rings come after the display's transfer; with an edge already latched they
-        # wait for the next frame (that press's own, or the frames task's 50 ms later):
-        # the next press is not kept waiting for the ring's colours and bitstream.
-        if self.board.rings is not None and not self.buttons.latched() and self.screen.leds(ui):
+        # The rings come after the display's transfer; with an edge latched (before or
+        # while they are painted: checked between two rings) they wait for the next frame
+        # (that press's own, or the frames task's 50 ms later): the next press is not kept
+        # waiting for the rings' colours and bitstream.
+        btn = self.buttons
+        if self.board.rings is not None and not btn.latched() and self.screen.leds(ui, btn):
             self.board.leds()
 
     def on_event(self, ev):

@@ -729,10 +729,12 @@ class Screen:
         self._choice(ui, x + 2)
 
     # ------------------------------------------------------------ rings
-    def leds(self, ui):
+    def leds(self, ui, buttons=None):
         """Paint the rings when what they show changed, or every frame while they animate.
 
-        Returns True when they were painted (the board then writes the LEDs)."""
+        Returns True when they were painted (the board then writes the LEDs). buttons: the
+        driver, whose latched() (a press on its way) stops the painting between two rings;
+        they are then painted again in full on the next call, and this returns False."""
         r = self.rings
         if r is None:
             return False
@@ -757,6 +759,9 @@ class Screen:
         st = m.st
         rules = m.rules
         for i in range(n):
+            if buttons is not None and buttons.latched():
+                self._ring_sig = -1    # not all painted: the next frame paints them again
+                return False
             if ui.faults & (1 << i):
                 r.fault(i, self.frame)
             elif i >= st.sides:
