@@ -872,6 +872,60 @@ asyncio.run(main())
         assert 0 <= ms <= 50, (e, ms)          # poll_ms (500) would have been up to 500
 
 
+def test_a_sink_gets_each_event_in_the_task_the_isr_woke():
+    # Buttons.sink: the app's way in. No task of the consumer's awaits get(): the
+    # edge task (woken by the ISR's flag) hands the event over itself, and the
+    # timer task hands over what its timers decided (LONG). latched() says an
+    # edge is in the ring before any poll has seen it. The test waits for the
+    # events to arrive (a list the sink fills), polling the loop, never a sleep
+    # standing in for one.
+    out = run(REAL + '''
+clock = Clock()
+pins = S.make_pins()
+b = K.Buttons(pins, clock=clock, poll_ms=500, debounce_ms=500, long_ms=150)
+got = []
+where = []
+
+def sink(ev):
+    got.append(ev)
+    where.append(b.pending())          # handed over as decided: nothing left queued behind it
+    seen(clock, ev)
+
+b.sink = sink
+
+async def arrive(n):
+    while len(got) < n:
+        await asyncio.sleep_ms(0)
+
+async def main():
+    b.start()
+    await asyncio.sleep_ms(0)
+    print("R latched_before", b.latched())
+    pins[A].press()                            # the ISR latches the edge ...
+    print("R latched_after_edge", b.latched())    # ... no poll has seen it yet
+    await asyncio.wait_for_ms(arrive(1), 2000)
+    print("R latched_after_poll", b.latched())
+    pins[A].release()
+    pins[B].press()
+    await asyncio.wait_for_ms(arrive(2), 2000)
+    pins[B].release()
+    pins[NEXT].press()                         # held: LONG from the timer task (debounce_ms 500 in)
+    await asyncio.wait_for_ms(arrive(3), 2000)
+    pins[NEXT].release()
+    print("R queued", b.pending(), max(where))
+    b.deinit()
+
+asyncio.run(main())
+''', timeout=30)
+    r = results(out)
+    assert (r["latched_before"], r["latched_after_edge"], r["latched_after_poll"]) == ("False", "True", "False")
+    assert r["queued"] == "0 0"
+    got = seen(out)
+    assert [e for e, _ in got] == ["PRESS A", "PRESS B", "LONG NEXT"], out
+    for e, ms in got:
+        assert 0 <= ms <= 50, (e, ms)          # poll_ms (500) would have been up to 500
+
+
 def test_timers_fire_on_time_while_the_driver_waits():
     # With poll_ms 500 the timer task still wakes exactly when a timer is due
     # (the edge task meanwhile waits on the flag): a side PRESS at once, LONG

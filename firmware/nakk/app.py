@@ -3,10 +3,13 @@
 Boot: mount the flash, open the journal, fold the latest match back in (the
 box resumes where it was: score, whose deal, an unfinished entry is simply
 entered again), then run two tasks:
-  input   waits for a button event, hands it to the UI, and acts on what the
-          UI says happened (Ui.handle): an entry is drawn with "saving"
-          first, then flushed to the journal (a flash erase may stall the
-          chip), then drawn again; a refused press beeps;
+  (the driver's tasks) hand each button event to the UI at once (Buttons.sink:
+          App._press in the task the ISR woke, no second task) and act on
+          what the UI says happened (Ui.handle): an entry is drawn with
+          "saving" first, then flushed to the journal (a flash erase may
+          stall the chip), then drawn again; a refused press beeps;
+  input   puts an entry held for the chord window (a side press) on flash
+          once no second side button can take it back;
   frames  every FRAME_MS: message timeouts, idle, ring animations, watchdog.
 Other tasks (the judge's link) are started with spawn(). A task that dies is
 reported on screen and on the console by a global exception handler, never
@@ -110,6 +113,8 @@ class App:
         # the UI, which takes the first back while its entry is still held
         # (see on_event).
         self.buttons = Buttons(board.pins, clock=board.clock)
+        self.buttons.sink = self._press
+        self._held = asyncio.Event()   # set when a press leaves an entry held (the input task flushes it)
         self._hold_from = 0    # the time of the press that made the held entry (buttons.at)
         self.waiting = self.table.waiting()
         self.sent = 0          # bytes sent to the display since boot
@@ -172,7 +177,12 @@ class App:
         mask = self.screen.draw(ui, self.table.pending is not None, self.waiting)
         if mask:
             self.sent += self.board.show(mask)
-        if self.board.rings is not None and self.screen.leds(ui):
+        # The rings come after the display's transfer; with an edge latched (before or
+        # while they are painted: checked between two rings) they wait for the next frame
+        # (that press's own, or the frames task's 50 ms later): the next press is not kept
+        # waiting for the rings' colours and bitstream.
+        btn = self.buttons
+        if self.board.rings is not None and not btn.latched() and self.screen.leds(ui, btn):
             self.board.leds()
 
     def on_event(self, ev):
@@ -240,21 +250,31 @@ class App:
         self.screen.keep_detail(ui.undo_words())
 
     # ------------------------------------------------------------ tasks
+    def _press(self, ev):
+        """The driver's sink (Buttons.sink): each event, handled in the driver's own task
+        right after the poll that decided it (one task woken by the ISR, not two)."""
+        try:
+            self.on_event(ev)
+        except Exception as e:   # report it and keep the box working (and the driver running)
+            self._report("input", e)
+        if self.table.pending is not None:
+            self._held.set()     # the input task saves it once the chord window is past
+
     async def _input(self):
-        get = self.buttons.get
-        btn = self.buttons
+        """Puts a held entry on flash once no second side button can take it back."""
+        held = self._held
         while True:
             try:
-                if self.table.pending is not None and not btn.pending():
-                    wait = self.held()
-                    if wait:
-                        # the driver's task polls meanwhile; 1 ms more and it is past the window
-                        await asyncio.sleep_ms(wait + 1)
-                    elif not btn.pending():
-                        self.flush()
+                if self.table.pending is None:
+                    held.clear()
+                    await held.wait()
                     continue
-                ev = await get()
-                self.on_event(ev)
+                wait = self.held()
+                if wait:
+                    # the driver's tasks poll meanwhile; 1 ms more and it is past the window
+                    await asyncio.sleep_ms(wait + 1)
+                else:
+                    self.flush()
             except Exception as e:   # report it and keep the box working
                 self._report("input", e)
 
@@ -265,15 +285,18 @@ class App:
         then the free flash a start checks."""
         ui = self.ui
         screen = self.screen
+        btn = self.buttons
         if ui.mode != U.START:
             screen.warm(ui)
             return
         c = self._clock
         t0 = c.ticks_ms()
         while screen.warm(ui):
-            if c.ticks_diff(c.ticks_ms(), t0) >= _WARM_MS:
+            # a latched edge (the ISR's ring) ends it at once: the press goes first
+            if btn.latched() or c.ticks_diff(c.ticks_ms(), t0) >= _WARM_MS:
                 return
-        self.table.prepare()
+        if not btn.latched():
+            self.table.prepare()
 
     def _check_usb(self):
         # on the judge's USB the rings dim; reading the supply (a pin and an ADC on
@@ -284,6 +307,7 @@ class App:
 
     async def _frames(self):
         ui = self.ui
+        btn = self.buttons
         feed = self.board.feed
         n = 0
         while True:
@@ -293,9 +317,12 @@ class App:
                 if n >= _USB_FRAMES:
                     n = 0
                     self._check_usb()
-                ui.tick()
-                self.frame()
-                if self.table.pending is None and not self.buttons.pending():
+                # A press latched by the ISR goes first: this frame's work waits for the
+                # next one (the press draws its own frame), and so do the words drawn ahead.
+                if not btn.latched():
+                    ui.tick()
+                    self.frame()
+                if self.table.pending is None and not btn.pending() and not btn.latched():
                     self._idle()
             except Exception as e:
                 self._report("frames", e)

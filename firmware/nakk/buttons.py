@@ -89,6 +89,17 @@ Use (board/ builds the pins; start() starts this object's two tasks):
         ev = await btn.get()          # or: btn.get_nowait() -> 0 when empty
         if kind(ev) == PRESS: ...     # button(ev) is the index, at(ev) its time
 
+Sink: instead of `await get()` in a task of its own, the consumer may set
+`btn.sink = f` before start(): the driver's tasks then call f(ev) for each
+event right after the poll that decided it, in order (the queue is drained
+by whichever task polled). An edge then reaches the consumer in the edge
+task's own pass of the loop: the ISR's flag wakes one task, not two (no
+asyncio.Event, no second task switch). f runs inside the driver's task, so it
+must not raise (the app reports its own errors) and should not block; edges
+that come while it runs are latched, polled right after it returns with
+their own times, and handed over in turn. latched() says whether the ISR has
+latched an edge that no poll has seen yet (work between presses stops for it).
+
 The queue is a preallocated ring of `queue` events; when the UI falls that
 far behind, new events are dropped and counted in `dropped`. The driver path
 (ISR, poll, emit) allocates nothing, and neither does a timer wake; `await
@@ -247,6 +258,9 @@ class Buttons:
         self.dropped = 0
         self.polled = 0  # the time poll() has replayed edges and timers up to
         self.event = asyncio.Event()  # set while events are queued
+        # The consumer's callback, or None: sink(ev) is then called by the driver's own
+        # tasks right after the poll that decided ev (see the module's doc: Sink).
+        self.sink = None
         # Set by the ISR after each edge (and on overflow): wakes the edge task.
         self._flag = ThreadSafeFlag() if ThreadSafeFlag is not None else None
         self._task = None   # the timer task (start() returns it)
@@ -487,6 +501,11 @@ class Buttons:
         """Number of queued events."""
         return self._qn
 
+    def latched(self):
+        """An edge (or an overflow) the ISR latched that poll() has not replayed yet: a press
+        is on its way, so work that can wait (drawing ahead) stops for it. Allocates nothing."""
+        return self._head != self._tail or self.overflows != self._ovf_seen
+
     async def get(self):
         """Wait for the next event (one consumer: the UI)."""
         while not self._qn:
@@ -507,24 +526,43 @@ class Buttons:
                 self._etask = asyncio.create_task(self._edges())
         return self._task
 
+    def _deliver(self):
+        # Hand every queued event to the sink, oldest first; True if there was one.
+        # The queue is drained in order whichever task polled, so the sink sees the
+        # events in the order the driver decided them.
+        s = self.sink
+        if s is None or not self._qn:
+            return False
+        while self._qn:
+            s(self.get_nowait())
+        return True
+
     async def _run(self):
         # The timer task: poll, then sleep until the next timer (at most
-        # poll_ms). sleep_ms allocates nothing.
+        # poll_ms). sleep_ms allocates nothing. With a sink, what it decided is
+        # handed over at once, then the edges latched meanwhile are polled too
+        # (the sink may have run for a whole frame).
         ms = self._ms
         sleep_ms = asyncio.sleep_ms
         while True:
             now = ms()
             self.poll(now)
+            while self._deliver():
+                now = ms()
+                self.poll(now)
             await sleep_ms(self._sleep_ms(now))
 
     async def _edges(self):
         # The edge task: the ISR sets the flag, this polls at once. Edges that
         # come while it runs set the flag again: one more poll, never a lost one.
+        # With a sink the event goes straight to it from here: no second task to wake.
         ms = self._ms
         flag = self._flag
         while True:
             await flag.wait()
             self.poll(ms())
+            while self._deliver():
+                self.poll(ms())
 
     def deinit(self):
         """Stop the tasks and detach the IRQs."""

@@ -16,6 +16,19 @@ the players answered themselves, so a take-back goes to the last of them.
 from nakk.event import SIDES
 
 
+def _room(n):
+    """{"type": "deal"} with room for n fields (its table keeps the size of the most it held)."""
+    d = {"type": "deal"}
+    for i in range(n):
+        d[i] = None
+    for i in range(n):
+        del d[i]
+    return d
+
+
+_EVENT = _room(8)       # a deal event: type, seq and up to 8 more without growing
+
+
 class DealEntry:
     def __init__(self):
         self.fixed = None          # fields the form fixes without asking (e.g. the board number)
@@ -45,7 +58,9 @@ class DealEntry:
             self._form_match = m if key is not None else None
             self._form_key = key
             self._form_steps = self.steps
-        self.answers = {}
+        a = self.answers
+        while a:
+            a.popitem()   # the same dict, emptied, keeps its room: a deal's answers then allocate nothing
         self.step = 0
         self.done = 0
 
@@ -83,7 +98,20 @@ class DealEntry:
                     return None
         if field is None:
             return self.step
-        return (self.step, self.answers.get(field, self.fixed.get(field)))
+        v = self.answers.get(field, self.fixed.get(field))
+        # a small int, not a (step, value) tuple (an allocation per press): the step, and
+        # where the value is among the choices of the step that asks for the field
+        for s in self.steps:
+            if s["key"] == field:
+                cs = s["choices"]
+                for j in range(len(cs)):
+                    if cs[j]["value"] == v:
+                        return 1000 + self.step * 100 + j
+                c = s.get("ok")
+                if c is not None and c["value"] == v:
+                    return 1000 + self.step * 100 + 99
+                break
+        return (self.step, v)
 
     def _nobody(self, stp):
         """Whether a tally step's "one for nobody" is given already."""
@@ -168,7 +196,10 @@ class DealEntry:
 
     def fields(self):
         """The deal event of the answers (a fresh dict: the table numbers it)."""
-        ev = {"type": "deal"}
+        # a copy of a dict with room for the whole event: one table allocated, never
+        # grown (a literal grows it two or three times on the way, each a multi-block
+        # allocation: ~0.5 ms apiece on the Pico's fragmented heap, docs/latency.md)
+        ev = _EVENT.copy()
         for key in self.fixed:
             ev[key] = self.fixed[key]
         for key in self.answers:

@@ -126,8 +126,12 @@ class Match:
         self.in_force.append(ev["seq"])
         if self._kept is not None:
             self._kept.append(ev)
-        self.confirmed = []
-        self.disputed = []
+        # new lists only when there were answers (an empty list per deal is two allocations
+        # in the press that makes the entry)
+        if self.confirmed:
+            self.confirmed = []
+        if self.disputed:
+            self.disputed = []
 
     def _forfeit(self, by):
         st = self.st

@@ -125,8 +125,11 @@ class Screen:
         # [key, its 128 bytes, the foot's answer x] slots, names line then foot, reused in turn;
         # emptied when the match or the language changes (_forget_pages).
         self._pages = [None] * (2 * _KEPT)
-        self._mv = memoryview(buf) if buf is not None else None
+        mv = memoryview(buf) if buf is not None else None
+        # each page row of the frame as a view, made once (a slice made per copy allocates)
+        self._pv = [mv[p * _W:(p + 1) * _W] for p in range(8)] if mv is not None else None
         self._page_next = [0, 0]
+        self._unmade = 2 * _KEPT    # slots warm() has still to make (from the last down)
 
     def _saving_box(self, lang):
         """The "saving" box of the head, drawn once (a 68x8 framebuf), or None: drawn in place."""
@@ -185,36 +188,41 @@ class Screen:
         for i in range(2 * _KEPT):
             e = self._pages[i]
             if e is not None:
-                e[0] = None
+                e[0] = False
 
-    def _kept_page(self, r, key, page):
-        """Copy region r's page (0: names line, 1: foot) kept for key into the frame; its
-        slot, or None when there is none (or no frame bytes to copy into)."""
+    # A kept page's key is four values (k0..k3), passed and kept one by one: a tuple made
+    # for it would be a multi-block allocation in every press (docs/latency.md).
+    def _kept_page(self, r, k0, k1, k2, k3, page):
+        """Copy region r's page (0: names line, 1: foot) kept for the key k0..k3 into the
+        frame; its slot ([kept?, k0, k1, k2, k3, bytes, x]), or None when there is none (or
+        no frame bytes to copy into)."""
         if self.buf is None:
             return None
         pages = self._pages
         for i in range(r * _KEPT, r * _KEPT + _KEPT):
             e = pages[i]
-            if e is not None and e[0] == key:
-                o = page * _W
-                self.buf[o:o + _W] = e[1]
+            if e is not None and e[0] and e[1] == k0 and e[2] == k1 and e[3] == k2 and e[4] == k3:
+                self._pv[page][:] = e[5]
                 return e
         return None
 
-    def _keep_page(self, r, key, page, x=0):
-        """Keep region r's page as just drawn, for key (the oldest slot of r gives way)."""
+    def _keep_page(self, r, k0, k1, k2, k3, page, x=0):
+        """Keep region r's page as just drawn, for the key k0..k3 (the oldest slot of r gives way)."""
         if self.buf is None:
             return
         i = self._page_next[r]
         self._page_next[r] = (i + 1) % _KEPT
         i += r * _KEPT
         e = self._pages[i]
-        o = page * _W
         if e is None:
-            e = self._pages[i] = [None, bytearray(_W), 0]   # made once per slot
-        e[1][:] = self._mv[o:o + _W]
-        e[0] = key
-        e[2] = x
+            e = self._pages[i] = [False, None, None, None, None, bytearray(_W), 0]   # made once per slot
+        e[5][:] = self._pv[page]
+        e[0] = True
+        e[1] = k0
+        e[2] = k1
+        e[3] = k2
+        e[4] = k3
+        e[6] = x
 
     def invalidate(self):
         for i in range(5):
@@ -287,14 +295,21 @@ class Screen:
                 self._common_lang = ui.lang
                 self._warming = self._prewarm(ui, None, None)
         g = self._warming
-        if g is None:
-            return False
-        try:
-            next(g)
-        except StopIteration:
-            self._warming = None
-            return False
-        return True
+        if g is not None:
+            try:
+                next(g)
+                return True
+            except StopIteration:
+                self._warming = None
+        if ui.mode != U.START and self._unmade and self.buf is not None:
+            # then the kept pages' slots, one a call while a match is played (not on the
+            # start screen, whose heap a ruleset's import needs): a press only fills them
+            self._unmade -= 1
+            i = self._unmade
+            if self._pages[i] is None:
+                self._pages[i] = [False, None, None, None, None, bytearray(_W), 0]
+            return True
+        return False
 
     def draw(self, ui, saving=False, waiting=0):
         """Draw what changed; returns the mask of pages to send (bit p = page p)."""
@@ -361,15 +376,16 @@ class Screen:
             if names != sig[1]:
                 sig[1] = names
                 says = self._says if mode == U.ENTRY and not ui.idle else None
-                key = None
-                if m is not None and m.st is not None:
-                    key = (names_kept, says[ui.lang] if says is not None else None,
-                           ui.banner if mode == U.ENTRY else None)
-                if key is None or self._kept_page(0, key, 1) is None:
+                keep = m is not None and m.st is not None
+                if keep:
+                    # the key: the signature, the button's words, the banner
+                    k1 = says[ui.lang] if says is not None else None
+                    k2 = ui.banner if mode == U.ENTRY else None
+                if not keep or self._kept_page(0, names_kept, k1, k2, None, 1) is None:
                     self._clear(1, 1, 0)
                     self._names(ui, m)
-                    if key is not None:
-                        self._keep_page(0, key, 1)
+                    if keep:
+                        self._keep_page(0, names_kept, k1, k2, None, 1)
                 mask |= _NAMES
             if score != sig[2]:
                 sig[2] = score
@@ -623,17 +639,20 @@ class Screen:
             # named after an earlier answer keeps it: "Ruutu" over its results; its OK goes up)
             ok = ui.ok_says() if self._ok_head(ui) is None else None
             word = ui.word(ok) if ok is not None else ui.word(ui.title)
-            key = (word, ok is not None, ui.choice_text(), len(ui.items) > 1)
-            e = self._kept_page(1, key, 7)
+            # the key: the step's word, OK's or not, the answer, arrows or not
+            k1 = ok is not None
+            k2 = ui.choice_text()
+            k3 = len(ui.items) > 1
+            e = self._kept_page(1, word, k1, k2, k3, 7)
             if e is not None:
                 # this step with this answer was drawn before: its page as it was
                 self._foot_word = word
-                self._foot_x = e[2]
+                self._foot_x = e[6]
                 return
             if word == self._foot_word:
                 # the same step: its name stays, the answer box is drawn over in full
                 self._choice(ui, self._foot_x)
-                self._keep_page(1, key, 7, self._foot_x)
+                self._keep_page(1, word, k1, k2, k3, 7, self._foot_x)
                 return
             self._clear(7, 1, 0)
             x = 0
@@ -643,7 +662,7 @@ class Screen:
             self._foot_word = word
             self._foot_x = x
             self._choice(ui, x)
-            self._keep_page(1, key, 7, x)
+            self._keep_page(1, word, k1, k2, k3, 7, x)
             return
         self._foot_word = None
         self._clear(7, 1, 0)
@@ -710,10 +729,12 @@ class Screen:
         self._choice(ui, x + 2)
 
     # ------------------------------------------------------------ rings
-    def leds(self, ui):
+    def leds(self, ui, buttons=None):
         """Paint the rings when what they show changed, or every frame while they animate.
 
-        Returns True when they were painted (the board then writes the LEDs)."""
+        Returns True when they were painted (the board then writes the LEDs). buttons: the
+        driver, whose latched() (a press on its way) stops the painting between two rings;
+        they are then painted again in full on the next call, and this returns False."""
         r = self.rings
         if r is None:
             return False
@@ -738,6 +759,9 @@ class Screen:
         st = m.st
         rules = m.rules
         for i in range(n):
+            if buttons is not None and buttons.latched():
+                self._ring_sig = -1    # not all painted: the next frame paints them again
+                return False
             if ui.faults & (1 << i):
                 r.fault(i, self.frame)
             elif i >= st.sides:

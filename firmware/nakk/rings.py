@@ -55,6 +55,7 @@ class Rings:
         self.buf = bytearray(3 * leds * rings)
         mv = memoryview(self.buf)
         self._views = tuple(mv[3 * leds * i:3 * leds * (i + 1)] for i in range(rings))
+        self._zero = bytes(3 * leds)
         self._first = first % leds
         self._reverse = bool(reverse)
         self._colors = [NAKK] * rings
@@ -123,11 +124,30 @@ class Rings:
         b[o + 1] = _div(rgb >> 16 & 0xFF, lv, k)
         b[o + 2] = _div(rgb & 0xFF, lv, k)
 
+    def _scaled(self, rgb, k=256):
+        """rgb at the brightness level and fraction k/256, as the three bytes G, R, B packed in
+        one small int: worked out once per colour and paint, not once per LED."""
+        lv = self._level
+        return (_div(rgb >> 8 & 0xFF, lv, k) << 16 | _div(rgb >> 16 & 0xFF, lv, k) << 8
+                | _div(rgb & 0xFF, lv, k))
+
+    def _set(self, base, p, c):
+        """Position p of the ring whose bytes start at base gets the packed colour c (_scaled)."""
+        n = self.leds
+        p %= n
+        if self._reverse:
+            p = (self._first - p) % n
+        else:
+            p = (self._first + p) % n
+        o = base + 3 * p
+        b = self.buf
+        b[o] = c >> 16
+        b[o + 1] = c >> 8 & 0xFF
+        b[o + 2] = c & 0xFF
+
     def _clear(self, i):
         base = 3 * self.leds * i
-        b = self.buf
-        for o in range(base, base + 3 * self.leds):
-            b[o] = 0
+        self._views[i][:] = self._zero      # one copy, not a Python loop over its bytes
         self._dirty = True
         return base
 
@@ -160,20 +180,24 @@ class Rings:
         leds = self.leds
         if n < 0:
             m = min(-n, leds)
+            c = self._scaled(NEGATIVE)
             for q in range(m):
-                self._put(base, -1 - q, NEGATIVE)
+                self._set(base, -1 - q, c)
             return
-        col = self._colors[i]
+        col = self._scaled(self._colors[i])
+        mark = self._scaled(_RINGMARK)
         lit = min(n, leds)
         for p in range(lit):
-            self._put(base, p, _RINGMARK if p % group == group - 1 else col)
+            self._set(base, p, mark if p % group == group - 1 else col)
         if n > leds:
+            c = self._scaled(OVER)
             for p in range(min(n - leds, leds)):
-                self._put(base, p, OVER)
+                self._set(base, p, c)
         elif self.marks:
+            c = self._scaled(_MARK)
             for p in range(lit, leds):
                 if p % group == group - 1:
-                    self._put(base, p, _MARK)
+                    self._set(base, p, c)
 
     def progress(self, i, points, target):
         """Other games: points of target as a share of the 16 LEDs, the last one partly lit.
@@ -191,26 +215,29 @@ class Rings:
             if full >= leds:
                 full = leds
                 part = 0
+            c = self._scaled(NEGATIVE)
             for p in range(full):
-                self._put(base, -1 - p, NEGATIVE)
+                self._set(base, -1 - p, c)
             if part:
                 self._put(base, -1 - full, NEGATIVE, part * 256 // target or 1)
             return
         col = self._colors[i]
+        c = self._scaled(col)
         if points >= target:
             for p in range(leds):
-                self._put(base, p, col)
+                self._set(base, p, c)
             over = points - target
             if over > 0:
                 m = (over * leds + target - 1) // target
+                c = self._scaled(OVER)
                 for p in range(min(m, leds)):
-                    self._put(base, p, OVER)
+                    self._set(base, p, c)
             return
         q = points * leds
         full = q // target
         part = q % target
         for p in range(full):
-            self._put(base, p, col)
+            self._set(base, p, c)
         if part:
             self._put(base, full, col, part * 256 // target or 1)
 

@@ -114,7 +114,15 @@ class Ui:
         #                            MENU: each item's action; PENALTY: each item's offence id
         self._undo_target = None   # seq an undo would cancel
         self._undo_words = None    # (seq, lang, match's setup, words) of the latest undo_words()
-        self._chord = None         # (side button, time, screen) of the last side press
+        # The last side press, for a chord's take-back: its button (None: none; -1: the
+        # window stays open, nothing left to take back), its time, and whether the screen
+        # before it is kept in _chord_screen. Fields and a list made once, not a tuple per
+        # press: a side press is a deal press (docs/latency.md: allocations).
+        self._chord = None
+        self._chord_t = 0
+        self._chord_kept = False
+        self._chord_screen = [None] * 14   # _screen(into) fills it in place
+        self._chord_answers = {}           # its answers, copied into this dict (kept, never cleared with clear())
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout]
         self.chord_ms = chord_ms
@@ -245,6 +253,7 @@ class Ui:
             self._end_ask(False)
         self._asked = [self._screen(), on_answer, self._ms(), timeout_ms]
         self._chord = None
+        self._chord_kept = False
         self.idle = False
         self.mode = ASK
         self._list(words, (W.HOLD_OK,))
@@ -296,20 +305,24 @@ class Ui:
         if k == K.PRESS:
             t = K.at(ev)
             c = self._chord
-            if c is not None and c[0] != b and K.span(c[1], t) < self.chord_ms:
+            if c is not None and c != b and K.span(self._chord_t, t) < self.chord_ms:
                 # a second (or third) side within the window of the first: take the
                 # first back once, and keep the window open so no later one counts
-                if c[2] is not None:
-                    self._take_back(c[2])
-                    self._chord = (-1, c[1], None)
+                if self._chord_kept:
+                    self._chord_kept = False
+                    self._take_back(self._chord_screen)
+                    self._chord = -1
                 return self._refuse(W.CHORD)
             if not self.chord_ms:
                 return self._dispatch(k, b)
-            screen = self._screen()
+            self._screen(self._chord_screen)
             r = self._dispatch(k, b)
-            self._chord = (b, t, screen)
+            self._chord = b
+            self._chord_t = t
+            self._chord_kept = True
             return r
         self._chord = None
+        self._chord_kept = False
         return self._dispatch(k, b)
 
     def _refuse(self, words, extra=""):
@@ -317,21 +330,46 @@ class Ui:
         self.say(words, extra)
         return (REFUSED, words)
 
-    def _screen(self):
-        """What is on screen, to put back after a take-back, a detour or a question
-        (one flat tuple: this is made on every side press while chords are caught)."""
+    def _screen(self, into=None):
+        """What is on screen, to put back after a take-back, a detour or a question: one
+        flat tuple, or, into a list of 14 (the side press's, made once), written in place
+        with the answers copied into a dict kept for it (a side press allocates no tuple
+        and no dict)."""
         m = self.table.match
         d = self.deal
         a = d.answers
-        return (m.seq if m is not None else 0, self.mode, self.cursor, self.items, self.title, self.detail,
-                self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps,
-                d.done)
+        if into is None:
+            return (m.seq if m is not None else 0, self.mode, self.cursor, self.items, self.title, self.detail,
+                    self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps,
+                    d.done)
+        kept = self._chord_answers
+        while kept:
+            kept.popitem()         # not clear(): that frees the table, and the copy would grow it again
+        for key in a:
+            kept[key] = a[key]
+        into[0] = m.seq if m is not None else 0
+        into[1] = self.mode
+        into[2] = self.cursor
+        into[3] = self.items
+        into[4] = self.title
+        into[5] = self.detail
+        into[6] = self.chosen
+        into[7] = self._undo_target
+        into[8] = d.step
+        into[9] = kept if a else None
+        into[10] = d.choices
+        into[11] = d.fixed
+        into[12] = d.steps
+        into[13] = d.done
+        return into
 
     def _take_back(self, s):
         m = self.table.match
         if self.table.pending is None and (m.seq if m is not None else 0) != s[0]:
             return                 # what the first press entered is already on flash: leave it
         self.table.drop()
+        if s[9] is not None:
+            s[9] = dict(s[9])      # the entry gets its own answers (the kept dict is the next press's)
         self._put_back(s)
 
     def _put_back(self, s):

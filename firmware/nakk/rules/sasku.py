@@ -225,6 +225,15 @@ class Sasku(Ruleset):
         """The board's steps: the game with the maker's button, then the result with the
         winner's (OK on Üleküla and on Pokk); each choice says what the press does on it."""
         fixed = {"board": self.next_board(st)}
+        # The steps are the same on every board: made once and shared (read-only, as
+        # nakk.dealform reads them), so the press that enters a board does not build the
+        # next one's (~1.7 KB in ~40 allocations on the unix port, docs/latency.md)
+        steps = getattr(self, "_steps", None)
+        if steps is None:
+            steps = self._steps = self._form_steps()
+        return fixed, steps
+
+    def _form_steps(self):
         contracts = [
             choice(SUIT, "Trump", "Suit", side="maker", says=_MADE),
             choice(RUUTU, "Ruutu", "Ruutu", side="maker", says=_MADE),
@@ -237,7 +246,7 @@ class Sasku(Ruleset):
             choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON),
             choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk")),
         ]
-        return fixed, [step("contract", "Mäng", "Game", contracts), step("result", "Tulemus", "Result", results)]
+        return [step("contract", "Mäng", "Game", contracts), step("result", "Tulemus", "Result", results)]
 
     def describe(self, ev, lang, steps, number=None):
         """A board as the players say it: "Jaotus 3: Trump, A tegi, B võitis jänniga",

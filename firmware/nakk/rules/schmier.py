@@ -86,12 +86,25 @@ class Schmier(Ruleset):
         """The points each team took, from the tally (format 2): each point is worth one, so
         the counts are the score; which point went where is optional detail, checked against
         them when given (every one of High, Low, Right, Left and Joker, or none)."""
+        # loops, not all() over a generator or a list of the points given: this runs in the
+        # press that enters the deal, where each multi-block allocation costs (docs/latency.md)
         tally = ev["tally"]
-        if len(tally) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in tally):
+        ok = isinstance(tally, (list, tuple)) and len(tally) == 3
+        if ok:
+            for x in tally:
+                if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+                    ok = False
+        if not ok:
             raise EventError("tally", "three whole numbers: the points A, B and C took")
-        detail = [p for p in POINTS if p in ev]
-        if detail and len(detail) != len(POINTS):
-            raise EventError(detail[0], "give which team took every point (high, low, right, left, joker) or none")
+        detail = 0
+        first = None
+        for p in POINTS:
+            if p in ev:
+                detail += 1
+                if first is None:
+                    first = p
+        if detail and detail != len(POINTS):
+            raise EventError(first, "give which team took every point (high, low, right, left, joker) or none")
         game = -1                      # -1: not given
         if "game" in ev or "counts" in ev:
             g = self._game_point(ev)
@@ -110,7 +123,7 @@ class Schmier(Ruleset):
             rest = [tally[t] - won[t] for t in range(3)]
             if min(rest) < 0 or sum(rest) != (1 if game == -1 else 0):
                 raise EventError("tally", "the points given one by one add up to %s, not %s" % (won, tally))
-        return list(tally)
+        return tally              # read only by deal(), which copies it
 
     def _game_point(self, ev):
         """The team with the strictly highest game-count, or None on a tie (SC-03)."""
@@ -136,9 +149,12 @@ class Schmier(Ruleset):
 
     def _end(self, st, cfg, bidder, before):
         target = cfg["target"]
+        for t in range(3):
+            if st.score[t] >= target:
+                break
+        else:
+            return            # nobody there (most deals): no list made in the press
         reached = [t for t in range(3) if st.score[t] >= target]
-        if not reached:
-            return
         best = max(st.score[t] for t in reached)
         top = [t for t in reached if st.score[t] == best]
         if len(top) == 1:
