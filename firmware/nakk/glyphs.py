@@ -1,12 +1,13 @@
-"""Nakk glyphs: the font's text loop (UTF-8 -> glyph -> column bytes in a MONO_VLSB buffer) as viper native code; MicroPython only."""
+"""Nakk glyphs: the font's text loop (UTF-8 -> glyph -> column bytes in a MONO_VLSB buffer) and score-digit copy as viper native code; MicroPython only."""
 
 # font.py imports this behind a fallback: CPython, and a port without viper, keep
-# font.py's Python loop, which this must match pixel for pixel (tests/mpy/glyphs_check.py
+# font.py's Python loops, which this must match pixel for pixel (tests/mpy/glyphs_check.py
 # compares the two). Why: on the Pico one bytecode op costs ~3 us and the Python loop
 # spends tens of ops a glyph (decode, index, a blit through a scratch framebuf), so a
 # screen of new words took 20+ ms; here a glyph is a few hundred machine instructions.
 #
-# Native code lives in RAM on the Pico, so this stays two small functions. The .mpy
+# Native code lives in RAM on the Pico (this module: ~5 KB), so it stays three small
+# functions: text, score digits, inverting a kept word. The .mpy
 # holding it is built for one architecture (mpy-cross -march=..., see
 # host/nakk_host/build.py); the rest of the firmware is architecture-free bytecode.
 #
