@@ -9,7 +9,9 @@ font.text costs onto the display's frame for a few texts that are not kept
 (bytes: drawn letter by letter every time), the same through the Python
 loop (font._py_run), measuring a text (font.width of bytes), and a str
 drawn the first time (kept afterwards: measured, drawn into its own buffer,
-copied). Also the heap the glyphs module takes once imported. One emulator
+copied), and a score of 57 in 32 px digits, centred (font.digits against the
+Python loop; font.digits_width in the width column). Also the heap the glyphs
+module takes once imported. One emulator
 at a time (it keeps a CPU core busy).
 """
 import os
@@ -52,6 +54,13 @@ for s, name in TEXTS:
     v3 = per(lambda: font.text(fb, s, 3, 21, 0))
     p3 = per(lambda: font._py_run(fb, s, n, 3, 21, 0, 1, 0))
     print("nakk-font %s %d %d %d %d %d %d" % (name, n, v, p, w, v3, p3))
+# a score of 57 centred at x 32, row 18 (as render draws a side's score): measured, then copied
+font._py_big_run(fb, b"57", 2, 9, 18, 1)      # the Python path's shifted rows, made once
+font._int_to_num(57)
+v = per(lambda: font.digits(fb, 57, 32, 18, align=font.CENTER))
+p = per(lambda: (font._py_big_run(None, font._NUM, 2, 0, 0, 1), font._py_big_run(fb, font._NUM, 2, 9, 18, 1)))
+w = per(lambda: font.digits_width(57))
+print("nakk-font score-57 2 %d %d %d 0 0" % (v, p, w))
 k = [0]
 def first():
     k[0] += 1

@@ -1,4 +1,4 @@
-"""nakk.glyphs, the font's text loop in viper: pixel-identical to font.py's Python loop on the unix port, built per architecture, and absent on CPython."""
+"""nakk.glyphs, the font's text and score-digit loops in viper: pixel-identical to font.py's Python loop on the unix port, built per architecture, and absent on CPython."""
 import os
 import subprocess
 import sys
@@ -15,6 +15,7 @@ def test_glyphs_draw_byte_for_byte_what_the_python_loop_draws():
     out = dict(line.split(" ", 1) for line in r.stdout.strip().split("\n") if not line.startswith("differs"))
     assert out["viper"] == "1", r.stdout                  # the viper loop was the one compared
     assert int(out["glyphs"]) == len(font.codepoints())
+    assert int(out["digits"]) >= 13                       # every score glyph, and numbers
     # every glyph at 139 x 73 places in 2 colours, more for the strings
     assert int(out["draws"]) > len(font.codepoints()) * 139 * 73 * 2
     assert out["bad"] == "0", r.stdout

@@ -303,7 +303,7 @@ try:
 except (ImportError, SyntaxError, ValueError):  # no viper, or an .mpy built for another arch
     _G = None
 if _G is not None:
-    _G.setup(_FONT, array("H", _EXTRA))   # the code points of glyphs 95.., for the viper loop
+    _G.setup(_FONT, array("H", _EXTRA), _BIG, _BOFF)   # with the code points of glyphs 95..
     _NO_BUF = bytearray(1)       # buf argument when only measuring
 
 
@@ -694,12 +694,29 @@ def _big_rows(g, sh):
 
 
 def warm_digits(y):
-    """Make the page rows of every score glyph drawn at row y (at start-up, not in a press)."""
+    """Make the page rows of every score glyph drawn at row y (at start-up, not in a press).
+
+    Not with the viper loop: it shifts the digits' pages as it copies them (~2 KB less heap)."""
+    if _G is not None:
+        return
     for g in range(_NBIG):
         _big_rows(g, y & 7)
 
 
 def _big_run(fb, s, n, x, y, color):
+    """Draw (fb not None) or measure score text; its width. Bytes (an int's _NUM) go
+    through the viper loop where there is one, onto the display's frame; else Python."""
+    if _G is not None and not isinstance(s, str):
+        if fb is None:
+            return _G.big(_NO_BUF, s, n, x, y, 0)
+        if fb is _tfb and color:
+            w = _G.big(_tbuf, s, n, x, y, 1)
+            if w >= 0:
+                return w
+    return _py_big_run(fb, s, n, x, y, color)
+
+
+def _py_big_run(fb, s, n, x, y, color):
     cx = x
     strs = isinstance(s, str)
     direct = fb is _tfb and fb is not None and color and 0 <= y <= 32

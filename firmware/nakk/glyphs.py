@@ -1,12 +1,13 @@
-"""Nakk glyphs: the font's text loop (UTF-8 -> glyph -> column bytes in a MONO_VLSB buffer) as viper native code; MicroPython only."""
+"""Nakk glyphs: the font's text loop (UTF-8 -> glyph -> column bytes in a MONO_VLSB buffer) and score-digit copy as viper native code; MicroPython only."""
 
 # font.py imports this behind a fallback: CPython, and a port without viper, keep
-# font.py's Python loop, which this must match pixel for pixel (tests/mpy/glyphs_check.py
+# font.py's Python loops, which this must match pixel for pixel (tests/mpy/glyphs_check.py
 # compares the two). Why: on the Pico one bytecode op costs ~3 us and the Python loop
 # spends tens of ops a glyph (decode, index, a blit through a scratch framebuf), so a
 # screen of new words took 20+ ms; here a glyph is a few hundred machine instructions.
 #
-# Native code lives in RAM on the Pico, so this stays two small functions. The .mpy
+# Native code lives in RAM on the Pico (this module: ~5 KB), so it stays three small
+# functions: text, score digits, inverting a kept word. The .mpy
 # holding it is built for one architecture (mpy-cross -march=..., see
 # host/nakk_host/build.py); the rest of the firmware is architecture-free bytecode.
 #
@@ -16,17 +17,21 @@
 
 import micropython
 
-_F = b""      # font.py's _FONT and the code points of glyphs 95.. (array "H"): setup()
-_X = None
+_F = b""      # font.py's tables, given by setup(): _FONT, the code points of glyphs 95..
+_X = None     # (array "H"), the score digits _BIG and their offsets _BOFF (array "H")
 _NX = 0
+_B = b""
+_BO = None
 
 
-def setup(font, xcp):
+def setup(font, xcp, big, boff):
     """Give the font's tables (once, at font's import): fewer arguments a call (each costs ~4 us)."""
-    global _F, _X, _NX
+    global _F, _X, _NX, _B, _BO
     _F = font
     _X = xcp
     _NX = len(xcp)
+    _B = big
+    _BO = boff
 
 
 @micropython.viper
@@ -157,3 +162,85 @@ def invert(src: ptr8, dst: ptr8, n: int):
     while i < n:
         dst[i] = int(src[i]) ^ 0xFF
         i += 1
+
+
+@micropython.viper
+def big(buf: ptr8, s: ptr8, n: int, x: int, y: int, draw: int) -> int:
+    """Score digits: the first n bytes of s (0-9 - : and space; others skipped) at (x, y).
+
+    Returns their width; draw != 0: also copies them into buf, the 128 x 64 frame, as
+    font._py_big_run's direct path does (page rows written whole: over a cleared area),
+    or returns -1 and draws nothing when y is not 0..32 or a glyph would not lie
+    within columns 0..127 (font.py then draws them its own way)."""
+    bt = ptr8(_B)
+    bo = ptr16(_BO)
+    cx = x
+    fits = 1
+    i = 0
+    while i < n:
+        c = int(s[i])
+        i += 1
+        g = -1
+        if c >= 48 and c <= 57:
+            g = c - 48
+        elif c == 45:
+            g = 10
+        elif c == 58:
+            g = 11
+        elif c == 32:
+            g = 12
+        if g < 0:
+            continue
+        w = int(bt[int(bo[g])])
+        if cx < 0 or cx > 128 - w:
+            fits = 0
+        cx += w + 2
+    width = 0
+    if cx > x:
+        width = cx - x - 2
+    if draw == 0:
+        return width
+    if fits == 0 or y < 0 or y > 32:
+        return -1
+    sh = y & 7
+    p0 = (y >> 3) * 128
+    last = 4
+    if sh != 0:
+        last = 5
+    cx = x
+    i = 0
+    while i < n:
+        c = int(s[i])
+        i += 1
+        g = -1
+        if c >= 48 and c <= 57:
+            g = c - 48
+        elif c == 45:
+            g = 10
+        elif c == 58:
+            g = 11
+        elif c == 32:
+            g = 12
+        if g < 0:
+            continue
+        o = int(bo[g])
+        w = int(bt[o])
+        o += 1
+        # page row q: the glyph's page q shifted down sh rows, with page q - 1's low rows
+        q = 0
+        while q < last:
+            a = p0 + q * 128 + cx
+            lo = o + q * w
+            hi = lo - w
+            k = 0
+            while k < w:
+                v = 0
+                if q < 4:
+                    v = int(bt[lo + k]) << sh
+                if q > 0:
+                    v = v | (int(bt[hi + k]) >> (8 - sh))
+                buf[a + k] = v & 0xFF
+                k += 1
+            q += 1
+        cx += w + 2
+    return width

@@ -4,7 +4,8 @@
 # every x in -8..130 and every y in -8..64 in both colours, once by the viper loop and once
 # by the Python loop (framebuf blits), on the same random background; the two frames and the
 # returned widths must be equal. Prints "draws N", "bad N" (and the first few differences),
-# "viper 1" when the viper path was the one under test. Run by tests/test_glyphs.py.
+# "viper 1" when the viper path was the one under test. Score digits too (every x in -20..130,
+# y in -8..40). Run by tests/test_glyphs.py.
 import framebuf
 from nakk import font
 
@@ -109,6 +110,29 @@ for s in STRS + BYTES:
                 draws += 1
                 if a != b or b1 != b2:
                     report("small " + repr(s), x, y, 1, clip, a, b)
+
+# score digits (bytes, as an int is drawn): the viper copy against the Python one, every x in
+# -20..130 and y in -8..40 (what does not fit is drawn by Python either way), and measuring
+DIGITS = [bytes([c]) for c in b"0123456789-: "] + [b"57", b"-157", b"12:7", b"1a2", b"", b"888 88",
+                                                   bytearray(b"-3"), memoryview(b"x42x")[1:3]]
+for s in DIGITS:
+    n = len(s)
+    a = font._big_run(None, s, n, 0, 0, 1)
+    b = font._py_big_run(None, s, n, 0, 0, 1)
+    draws += 1
+    if a != b:
+        report("digits width " + repr(s), 0, 0, 1, 0, a, b)
+    for y in range(-8, 41):
+        for x in range(-20, 131):
+            buf[:] = bg
+            a = font._big_run(fb, s, n, x, y, 1)
+            got[:] = buf
+            buf[:] = bg
+            b = font._py_big_run(fb, s, n, x, y, 1)
+            draws += 1
+            if a != b or got != buf:
+                report("digits " + repr(s), x, y, 1, 0, a, b)
+print("digits", len(DIGITS))
 
 # inverting a kept word's bytes
 src = bytes(range(256))
