@@ -181,7 +181,7 @@ def tree(frozen=(), cache=None, fw=None, arch=PICO_ARCH):
     arch: mpy-cross's -march for the files with native code (the box's
     sys.implementation._mpy, see simulator.arch_of); None when the box's
     architecture has no native code we can build, refused if a file needs it."""
-    from nakk_host.simulator import compiled_firmware
+    from nakk_host.simulator import SimulatorError, compiled_firmware
     fw = fw or firmware_dir()
     if arch is None and "nakk" not in frozen:
         native = native_files(fw)
@@ -194,7 +194,10 @@ def tree(frozen=(), cache=None, fw=None, arch=PICO_ARCH):
         with open(os.path.join(fw, f), "rb") as fh:
             out["/" + f] = fh.read()
     if "nakk" not in frozen:
-        root = compiled_firmware(arch)
+        try:
+            root = compiled_firmware(arch)
+        except SimulatorError as e:     # mpy-cross refused a file: said, not a traceback
+            raise BuildError(str(e))
         for d, dirs, files in os.walk(root):
             dirs.sort()
             for f in sorted(files):
