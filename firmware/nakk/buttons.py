@@ -89,16 +89,8 @@ Use (board/ builds the pins; start() starts this object's two tasks):
         ev = await btn.get()          # or: btn.get_nowait() -> 0 when empty
         if kind(ev) == PRESS: ...     # button(ev) is the index, at(ev) its time
 
-Sink: instead of `await get()` in a task of its own, the consumer may set
-`btn.sink = f` before start(): the driver's tasks then call f(ev) for each
-event right after the poll that decided it, in order (the queue is drained
-by whichever task polled). An edge then reaches the consumer in the edge
-task's own pass of the loop: the ISR's flag wakes one task, not two (no
-asyncio.Event, no second task switch). f runs inside the driver's task, so it
-must not raise (the app reports its own errors) and should not block; edges
-that come while it runs are latched, polled right after it returns with
-their own times, and handed over in turn. latched() says whether the ISR has
-latched an edge that no poll has seen yet (work between presses stops for it).
+Sink: instead of `await get()`, the consumer may set `btn.sink = f` (see
+the comment at _deliver). latched(): an edge no poll has seen yet.
 
 The queue is a preallocated ring of `queue` events; when the UI falls that
 far behind, new events are dropped and counted in `dropped`. The driver path
@@ -526,6 +518,17 @@ class Buttons:
                 self._etask = asyncio.create_task(self._edges())
         return self._task
 
+    # Sink: instead of `await get()` in a task of its own, the consumer may set
+    # `btn.sink = f` before start(): the driver's tasks then call f(ev) for each event
+    # right after the poll that decided it, in order (the queue is drained by whichever
+    # task polled). An edge then reaches the consumer in the edge task's own pass of the
+    # loop: the ISR's flag wakes one task, not two (no asyncio.Event, no second task
+    # switch). f runs inside the driver's task, so it must not raise (the app reports its
+    # own errors) and should not block; edges that come while it runs are latched,
+    # polled right after it returns with their own times, and handed over in turn.
+    # latched() says whether the ISR has latched an edge that no poll has seen yet (work
+    # between presses stops for it). (Comments, not the docstring: the firmware is also
+    # compiled from source inside a capped heap, where a docstring costs parse memory.)
     def _deliver(self):
         # Hand every queued event to the sink, oldest first; True if there was one.
         # The queue is drained in order whichever task polled, so the sink sees the
