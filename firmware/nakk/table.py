@@ -44,12 +44,18 @@ class Table:
         self._pending_seq = 0
         self._before = None        # (n, match, recent, saved) before a start not yet on flash
         self._wrong_starts = {}    # match number -> whether it is a start abandoned unplayed (read once)
+        self._folding = False      # _refold's pass holds the journal's own buffer
 
     # ------------------------------------------------------------ reading back
     def _history(self):
         if self.journal is not None:
             j, n = self.journal, self.n
-            return (parse(r) for r in j.records(n))
+            if self._folding:
+                # inside _refold's pass, which holds the journal's buffer: a buffer of its own
+                return (parse(r) for r in j.records(n))
+            # an undo's refold: through the journal's buffer, no fresh 4 KiB in one piece
+            # (a fragmented heap may have none: the undo would fail with MemoryError)
+            return (parse(r) for r in j.own_records(n))
         return (parse(r) for r in self.saved)
 
     def resume(self):
@@ -83,11 +89,14 @@ class Table:
             # through the journal's buffer: this runs mid-match (a chord takes back a pending
             # deal), when the heap may hold no fresh 4 KiB in one piece (a MemoryError here
             # would leave the match in play damaged)
+            self._folding = True
             for r in self.journal.own_records(self.n):
                 m.apply(parse(r))
         except Exception as e:   # whatever is on flash, the box must start: say what, keep the records
             self._lost(self.n, e)
             return
+        finally:
+            self._folding = False
         self.match = m if m.setup is not None else None
 
     def _lost(self, n, e):
