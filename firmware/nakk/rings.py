@@ -110,19 +110,9 @@ class Rings:
     # ---- pixels
 
     def _put(self, base, p, rgb, k=256):
-        """Paint position p of the ring whose bytes start at base."""
-        n = self.leds
-        p %= n
-        if self._reverse:
-            p = (self._first - p) % n
-        else:
-            p = (self._first + p) % n
-        o = base + 3 * p
-        b = self.buf
-        lv = self._level
-        b[o] = _div(rgb >> 8 & 0xFF, lv, k)
-        b[o + 1] = _div(rgb >> 16 & 0xFF, lv, k)
-        b[o + 2] = _div(rgb & 0xFF, lv, k)
+        """Paint position p of the ring whose bytes start at base: rgb at the level and k/256
+        (one LED; a run of LEDs in one colour scales it once and uses _set)."""
+        self._set(base, p, self._scaled(rgb, k))
 
     def _scaled(self, rgb, k=256):
         """rgb at the brightness level and fraction k/256, as the three bytes G, R, B packed in
@@ -165,8 +155,9 @@ class Rings:
 
     def fill(self, i, rgb, k=256):
         base = self._clear(i)
+        c = self._scaled(rgb, k)
         for p in range(self.leds):
-            self._put(base, p, rgb, k)
+            self._set(base, p, c)
 
     # ---- modes
 
@@ -261,9 +252,10 @@ class Rings:
         if every < 1:
             every = 1
         if frame % period < period // 2:
+            c = self._scaled(rgb)
             p = 0
             while p < self.leds:        # (a range with a variable step would allocate)
-                self._put(base, p, rgb)
+                self._set(base, p, c)
                 p += every
 
     def fault(self, i, frame):
