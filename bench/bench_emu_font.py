@@ -4,7 +4,8 @@
 
 Builds the firmware as `nakk flash` does (.mpy, nakk/glyphs.mpy for armv6m),
 boots it on stock MicroPython v1.28.0 for the Pico in rp2040js with a bench
-main.py instead of the app, and prints, in emulated µs (125 MHz), what
+main.py instead of the app, and prints, in emulated µs (at the clock the box
+runs: boot.py's 200 MHz; the header says what machine.freq() reported), what
 font.text costs onto the display's frame for a few texts that are not kept
 (bytes: drawn letter by letter every time), the same through the Python
 loop (font._py_run), measuring a text (font.width of bytes), and a str
@@ -26,6 +27,8 @@ FONT_MAIN = b"""# bench main.py: nakk.font timed with ticks_us on the Pico
 import gc
 import time
 import framebuf
+import machine
+print("nakk-font mhz %d" % (machine.freq() // 1000000))
 gc.collect()
 m0 = gc.mem_alloc()
 from nakk import glyphs
@@ -97,7 +100,10 @@ def main():
                     lines.append(line.split())
                     if line.endswith("done"):
                         break
-    print("bench_emu_font: MicroPython v1.28.0 RPI_PICO in rp2040js %s, emulated µs at 125 MHz" % picoemu.RP2040JS_VERSION)
+    # boot.py (from the firmware, as nakk flash copies it) sets the clock before main.py
+    mhz = lines.pop(0)[2]
+    print("bench_emu_font: MicroPython v1.28.0 RPI_PICO in rp2040js %s, emulated µs at %s MHz"
+          % (picoemu.RP2040JS_VERSION, mhz))
     print("\nheap taken by importing nakk.glyphs: %s bytes" % lines[0][2])
     print("\n%-10s %5s %20s %20s %12s %26s" % ("text", "bytes", "font.text (viper)", "Python loop",
                                              "font.width", "colour 0, y 21: viper / Py"))
