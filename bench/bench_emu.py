@@ -72,6 +72,15 @@ def kit():
     return picoemu
 
 
+def box_files(picoemu, tmp):
+    """{device path: bytes} as nakk flash puts them on a fresh box (its ssd1306 dependency
+    from the kit, cached under tmp: no network): the benches' firmware."""
+    cache = os.path.join(tmp, "cache")
+    for name, version in build.package()[1]:
+        build.seed_dep(name, version, {"ssd1306.py": picoemu.SSD1306_PY}, cache)
+    return dict(build.tree(cache=cache))
+
+
 def image(picoemu, files, tmp, name):
     d = os.path.join(tmp, name)
     build.write_tree(files, d)
@@ -212,10 +221,8 @@ def main():
     a = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-")
-    cache = os.path.join(tmp, "cache")
-    for name, version in build.package()[1]:
-        build.seed_dep(name, version, {"ssd1306.py": picoemu.SSD1306_PY}, cache)
-    files = build.tree(cache=cache)
+    files = box_files(picoemu, tmp)
+    cache = os.path.join(tmp, "cache")      # box_files' cached dependency, for nakk flash below
     if a.mhz:
         # the board's clock, as build() will set it (boot.py has already set the firmware's)
         clock = b"from nakk.board import pico\npico.cpu_hz = %d\npico.fast_clock()\n" % (a.mhz * 1000000)

@@ -21,7 +21,6 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_emu as E  # noqa: E402
-from nakk_host import build  # noqa: E402
 
 FONT_MAIN = b"""# bench main.py: nakk.font timed with ticks_us on the Pico
 import gc
@@ -79,10 +78,7 @@ while True:
 def main():
     picoemu = E.kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-font-")
-    cache = os.path.join(tmp, "cache")
-    for name, version in build.package()[1]:
-        build.seed_dep(name, version, {"ssd1306.py": picoemu.SSD1306_PY}, cache)
-    files = dict(build.tree(cache=cache))
+    files = E.box_files(picoemu, tmp)
     files["/main.py"] = FONT_MAIN
     img = E.image(picoemu, files, tmp, "font")
     lines = []

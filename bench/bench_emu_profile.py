@@ -19,7 +19,6 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_emu as E  # noqa: E402
-from nakk_host import build  # noqa: E402
 from nakk_host.simulator import LONG_MS, SHORT_MS, parse_keys  # noqa: E402
 
 PROFILE_MAIN = b"""# bench main.py: the app as main.py builds it, its pieces wrapped with ticks_us
@@ -147,10 +146,7 @@ def main():
     picoemu = E.kit()
     scripts = sys.argv[1:] or ["saare-2020"]
     tmp = tempfile.mkdtemp(prefix="bench-emu-prof-")
-    cache = os.path.join(tmp, "cache")
-    for name, version in build.package()[1]:
-        build.seed_dep(name, version, {"ssd1306.py": picoemu.SSD1306_PY}, cache)
-    files = dict(build.tree(cache=cache))
+    files = E.box_files(picoemu, tmp)
     files["/main.py"] = PROFILE_MAIN
     img = E.image(picoemu, files, tmp, "prof")
     rows = {}
