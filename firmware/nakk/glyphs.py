@@ -24,6 +24,21 @@ _B = b""
 _BO = None
 
 
+def _digit_table():
+    # byte c (below 59) -> its score glyph + 1, as font.py's _BIG orders them: 0-9, '-', ':',
+    # ' '; 0 for a byte big() skips (one table for its two passes)
+    t = bytearray(59)
+    for i in range(10):
+        t[48 + i] = i + 1
+    t[45] = 11
+    t[58] = 12
+    t[32] = 13
+    return bytes(t)
+
+
+_DG = _digit_table()
+
+
 def setup(font, xcp, big, boff):
     """Give the font's tables (once, at font's import): fewer arguments a call (each costs ~4 us)."""
     global _F, _X, _NX, _B, _BO
@@ -174,6 +189,7 @@ def big(buf: ptr8, s: ptr8, n: int, x: int, y: int, draw: int) -> int:
     within columns 0..127 (font.py then draws them its own way)."""
     bt = ptr8(_B)
     bo = ptr16(_BO)
+    dg = ptr8(_DG)
     cx = x
     fits = 1
     i = 0
@@ -181,14 +197,8 @@ def big(buf: ptr8, s: ptr8, n: int, x: int, y: int, draw: int) -> int:
         c = int(s[i])
         i += 1
         g = -1
-        if c >= 48 and c <= 57:
-            g = c - 48
-        elif c == 45:
-            g = 10
-        elif c == 58:
-            g = 11
-        elif c == 32:
-            g = 12
+        if c < 59:
+            g = int(dg[c]) - 1
         if g < 0:
             continue
         w = int(bt[int(bo[g])])
@@ -213,14 +223,8 @@ def big(buf: ptr8, s: ptr8, n: int, x: int, y: int, draw: int) -> int:
         c = int(s[i])
         i += 1
         g = -1
-        if c >= 48 and c <= 57:
-            g = c - 48
-        elif c == 45:
-            g = 10
-        elif c == 58:
-            g = 11
-        elif c == 32:
-            g = 12
+        if c < 59:
+            g = int(dg[c]) - 1
         if g < 0:
             continue
         o = int(bo[g])
