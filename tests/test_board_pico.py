@@ -457,6 +457,23 @@ R("again", F.CLOCK)
     assert res["again"] == []       # boot.py set it: build() leaves it
 
 
+def test_another_chip_keeps_its_clock_and_its_regulator_is_not_written():
+    # DESIGN.md: a Pico 2 (RP2350) runs the firmware unchanged. The RP2040's regulator
+    # register is something else there, and 200 MHz is the RP2040's certification: its
+    # SYSINFO.CHIP_ID (PART 4) leaves the clock as MicroPython set it, no write at all
+    res = results(run('''
+F.reset()
+F.CHIP_ID[0] = 0x00004927
+F.FREQ[0] = 150000000
+b = pico.build(watchdog=False)
+pico.fast_clock()
+R("clock", F.CLOCK)
+R("hz", F.FREQ[0])
+R("spi_hz", F.SPIS[0].cpu_hz)
+'''))
+    assert res["clock"] == [] and res["hz"] == 150000000 and res["spi_hz"] == 150000000
+
+
 def test_boot_announces_maintenance_and_main_hands_the_same_answer_to_the_app(tmp_path):
     flag = str(tmp_path / "maintenance")
     out = run(BOOT % flag + '''

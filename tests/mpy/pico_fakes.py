@@ -49,6 +49,7 @@ def reset():
     for lst in (PINS, LOG, SPIS, WDTS, PWMS, TIMERS, NEOPIXELS, OLEDS, CLOCK):
         del lst[:]
     FREQ[0] = 125000000
+    CHIP_ID[0] = 0x10002927
     BY_ID.clear()
     COUNTS.clear()
     RECORD[0] = True
@@ -225,6 +226,7 @@ def machine_reset():
 # the clock and the core voltage: [("mem32", address, value) | ("freq", hz)] in the order done
 CLOCK = []
 FREQ = [125000000]            # MicroPython's clock at power-on
+CHIP_ID = [0x10002927]        # SYSINFO.CHIP_ID: an RP2040 B1 (PART 2); an RP2350's PART is 4
 
 
 def freq(f=None):
@@ -236,6 +238,8 @@ def freq(f=None):
 
 class _Mem32:
     def __getitem__(self, addr):
+        if addr == 0x40000000:
+            return CHIP_ID[0]
         return 0x10B1 if addr == 0x40064000 else 0   # VREG at reset: 1.10 V, in regulation
 
     def __setitem__(self, addr, value):

@@ -47,7 +47,8 @@ Decisions worth knowing
   settle, then the PLL). Every press answers in 5/8 of the time (Python
   runs cycle for cycle); SPI, PIO and the neopixel bitstream are set up
   after it, so their rates are computed from the new clock; USB runs
-  from its own PLL and the watchdog from the crystal.
+  from its own PLL and the watchdog from the crystal. Only on an RP2040
+  (SYSINFO.CHIP_ID): another chip keeps the clock MicroPython set.
 * Watchdog: build() starts machine.WDT(timeout=8000) unless watchdog=False
   (main.py builds with no options, so the app always runs under it).
 * Maintenance mode: requested by the flag file MAINTENANCE_FLAG (written by
@@ -83,15 +84,22 @@ CPU_HZ = const(200000000)    # the RP2040's certified top clock at 1.15 V (Pico 
 _SAFE_HZ = const(133000000)  # the top clock at the default 1.10 V
 _VREG = const(0x40064000)    # VREG_AND_CHIP_RESET.VREG
 _VREG_1V15 = const(0xC1)     # VSEL = 1.15 V, regulator enabled, not high-impedance
+_CHIP_ID = const(0x40000000)  # SYSINFO.CHIP_ID, at this address on the RP2040 and the RP2350
+_RP2040 = const(2)           # its PART field (bits 12-27) on an RP2040
 cpu_hz = CPU_HZ              # what fast_clock() sets; a bench may set MicroPython's 125 MHz first
 
 
 # ---------------------------------------------------------------- clock
 
 def fast_clock():
-    """Run the CPU at cpu_hz (200 MHz): above 133 MHz the core voltage goes to 1.15 V first."""
+    """Run an RP2040 at cpu_hz (200 MHz): above 133 MHz the core voltage goes to 1.15 V first.
+    Another chip keeps the clock it booted with."""
     hz = cpu_hz
     if machine.freq() == hz:
+        return
+    if (machine.mem32[_CHIP_ID] >> 12) & 0xFFFF != _RP2040:
+        # another chip (a Pico 2's RP2350, which DESIGN.md says runs this firmware): _VREG
+        # is not its regulator, and 200 MHz is the RP2040's certification: its clock stays
         return
     if hz > _SAFE_HZ:
         machine.mem32[_VREG] = _VREG_1V15
