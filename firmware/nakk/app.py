@@ -2,7 +2,7 @@
 
 Boot: mount the flash, open the journal, fold the latest match back in (the
 box resumes where it was: score, whose deal, an unfinished entry is simply
-entered again), then run two tasks:
+entered again), then run:
   (the driver's tasks) hand each button event to the UI at once (Buttons.sink:
           App._press in the task the ISR woke, no second task) and act on
           what the UI says happened (Ui.handle): an entry is drawn with
