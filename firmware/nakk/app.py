@@ -322,7 +322,9 @@ class App:
                 if not btn.latched():
                     ui.tick()
                     self.frame()
-                if self.table.pending is None and not btn.pending() and not btn.latched():
+                # (nothing waits in the driver's queue here: its sink empties it in the
+                # pass that filled it; what may wait is an edge the ISR latched)
+                if self.table.pending is None and not btn.latched():
                     self._idle()
             except Exception as e:
                 self._report("frames", e)
