@@ -23,7 +23,7 @@ What other tasks may use (the link, the simulator's control channel):
   handled, sent       button events handled and display bytes sent since boot
   saving()            an entry is on screen but not yet on flash
   button_down(i)      the driver sees button i held
-  settled()           no event queued, no entry unsaved, no button held
+  settled()           no event queued or latched, no entry unsaved, no button held
 """
 
 from nakk.compat import clock, const
@@ -387,10 +387,11 @@ class App:
         return self.buttons.is_down(i)
 
     def settled(self):
-        """Nothing left to do for the presses so far: no event queued, no entry waiting
-        for the flash, no button held."""
+        """Nothing left to do for the presses so far: no event queued, no edge latched that
+        the driver has not polled yet (with the sink that is where a press waits), no entry
+        waiting for the flash, no button held."""
         b = self.buttons
-        if b.pending() or self.table.pending is not None:
+        if b.pending() or b.latched() or self.table.pending is not None:
             return False
         for i in range(len(self.board.pins)):
             if b.is_down(i):
