@@ -271,3 +271,36 @@ def test_the_journal_counts_and_finds_matches_without_listing_them(tmp_path):
     assert j.latest() == listed[-1][0] == 4 and j.has(2) and not j.has(5)
     again = Journal(str(tmp_path / "j"), reserve=0)        # the tails read from flash, not kept
     assert again.count_finished() == 3 and again.latest() == 4
+
+
+def test_an_entry_the_heap_cannot_write_is_refused_not_shown_as_saved(tmp_path, monkeypatch):
+    """No room on the heap for the segment file's buffer (MemoryError at open): the entry is not on
+    flash, so the table says the save failed and the match in play is what is on flash; the next
+    entry is saved in its place."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(TESTS), "firmware"))
+    from nakk import journal as J
+    from nakk.journal import Journal
+    from nakk.table import Table
+    t = Table(Journal(str(tmp_path), reserve=0))
+    assert t.start({"ruleset": "saare-2020", "sides": [{"id": "A", "name": "A"}, {"id": "B", "name": "B"}]})
+    assert t.flush()
+    real = open
+    fail = [True]
+
+    def no_heap(path, mode="r", *a):
+        if "a" in mode and fail[0]:
+            fail[0] = False
+            raise MemoryError("memory allocation failed, allocating 1280 bytes")
+        return real(path, mode, *a)
+    monkeypatch.setattr(J, "open", no_heap, raising=False)
+    deal = {"type": "deal", "game": "suit", "maker": "A", "result": "win", "winner": "A"}
+    t.submit(dict(deal))
+    assert t.match.st.score[0] > 0                  # on screen, "saving"
+    assert not t.flush()                            # not on flash: said, not shown as saved
+    assert "memory" in t.error and not t.full
+    assert t.match.seq == 1 and t.match.st.score == [0, 0]    # what is on flash
+    t.submit(dict(deal))                            # entered again: saved, with the seq it should have
+    assert t.flush() and t.match.seq == 2
+    again = Table(Journal(str(tmp_path), reserve=0))
+    assert again.resume() and again.match.seq == 2 and again.match.st.score == t.match.st.score

@@ -641,10 +641,11 @@ class Journal:
             t[1] = size = 0
         try:
             self._write(self._seg_path(n, t[0]), rec)
-        except OSError as e:
-            # The record may or may not be there; append after it never.
+        except (OSError, MemoryError) as e:
+            # The record may or may not be there; append after it never. (No memory: the
+            # heap had no room for the file's buffer, the caller says the save failed.)
             t[1] = -1
-            if _errno(e) in _FULL:
+            if isinstance(e, OSError) and _errno(e) in _FULL:
                 raise JournalFull("flash full: record not saved")
             raise
         t[1] = size + len(rec)

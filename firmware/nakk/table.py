@@ -248,7 +248,7 @@ class Table:
             # a start: its match is made on flash now, after the screen shows it
             try:
                 n = self.journal.new_match()
-            except (OSError, JournalError) as e:
+            except (OSError, JournalError, MemoryError) as e:
                 self.error = "flash full: %s" % (e,) if isinstance(e, JournalFull) else "flash: %s" % (e,)
                 self.full = isinstance(e, JournalFull)
                 self.n, self.match, self.recent, self.saved = self._before
@@ -266,9 +266,11 @@ class Table:
             # finished on flash = a result waiting for the judge: locked (every side answered,
             # or closed), not merely over (the players still confirm or dispute it)
             self.journal.append(self.n, data, finished=self.match.locked())
-        except (OSError, JournalError) as e:
-            # Not on flash (a full flash is JournalFull): the score must not show it, and the
-            # next entry must take this one's seq. Fold again from what is saved.
+        except (OSError, JournalError, MemoryError) as e:
+            # Not on flash (a full flash is JournalFull; MemoryError: no room on the heap for
+            # the file's buffer, which the box must not show as saved either): the score must
+            # not show it, and the next entry must take this one's seq. Fold again from what
+            # is saved.
             self.error = "flash: %s" % (e,)
             self.full = isinstance(e, JournalFull)
             if self.keep:
