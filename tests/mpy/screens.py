@@ -22,21 +22,9 @@ from nakk import ui as U
 from nakk.render import Screen, wrap
 from nakk.rings import Rings
 from nakk.table import Table
+from stillclock import Clock   # a script moves it (to time a message out)
 
 NAMES = K.NAMES
-
-
-class Clock:
-    """Stands still unless a script moves it (to time a message out)."""
-
-    def __init__(self):
-        self.now = 0
-
-    def ticks_ms(self):
-        return self.now
-
-    def ticks_diff(self, a, b):
-        return a - b
 
 
 def event(token):
