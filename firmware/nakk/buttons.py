@@ -402,10 +402,13 @@ class Buttons:
         # Fire every timer due at or before t, earliest first (ties: lower
         # button index). Timers due at t fire before an edge at t.
         diff = self._diff
+        st = self._st
         while True:
             best = _NONE
             bd = 0
             for i in range(self._n):
+                if st[i] == _IDLE:
+                    continue      # no timer (a call saved per idle button: ~20 us each on the Pico)
                 d = self._deadline(i)
                 if d >= 0 and diff(d, t) <= 0 and (best == _NONE or diff(d, bd) < 0):
                     best = i
@@ -465,7 +468,10 @@ class Buttons:
                 s = self.debounce_ms
             if 0 < self.stuck_ms < s:
                 s = self.stuck_ms
+        st = self._st
         for i in range(self._n):
+            if st[i] == _IDLE:
+                continue
             d = self._deadline(i)
             if d >= 0:
                 d = diff(d, now)

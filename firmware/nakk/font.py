@@ -631,10 +631,21 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
     again), and 16 cut forms; keep=False for text that changes
     (a message's detail), which is drawn letter by letter and not kept."""
     if scale == 1 and isinstance(s, str):
-        e = _cached(s, keep)
+        e = _cache.get(s)
+        if e is None:
+            e = _cached(s, keep)
         if e is not None:
-            if max_w <= 0 or e[1] <= max_w:
-                return _put_kept(fb, s, e, x, y, color, align, True)
+            w = e[1]
+            if max_w <= 0 or w <= max_w:
+                # the common case inline (each call and test costs a few µs on the Pico, and a
+                # frame draws dozens of words): a kept word, colour 1, on a page row of the frame
+                if align:
+                    x -= w // 2 if align == CENTER else w
+                if color and fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w:
+                    o = (y >> 3) * _TW + x
+                    _tbuf[o:o + w] = e[2]
+                    return w
+                return _put_kept(fb, s, e, x, y, color, LEFT, True)
             c = _clipped(s, max_w)
             if c is not None:
                 return _put_kept(fb, s, c, x, y, color, align, False)

@@ -122,13 +122,14 @@ class Screen:
         self._saving = (self._saving_box(0), self._saving_box(1))
         # The names line and the foot of the deal entry, kept drawn by what they show (the form
         # comes back to the same steps every deal): a page seen before is copied, not drawn.
-        # [key, its 128 bytes, the foot's answer x] slots, names line then foot, reused in turn;
+        # [kept?, key (4 values), its 128 bytes, the foot's answer x, last use] slots, names line
+        # then foot, the least recently used given way;
         # emptied when the match or the language changes (_forget_pages).
         self._pages = [None] * (2 * _KEPT)
         mv = memoryview(buf) if buf is not None else None
         # each page row of the frame as a view, made once (a slice made per copy allocates)
         self._pv = [mv[p * _W:(p + 1) * _W] for p in range(8)] if mv is not None else None
-        self._page_next = [0, 0]
+        self._used = 0              # a count bumped at each use of a kept page (its age)
         self._unmade = 2 * _KEPT    # slots warm() has still to make (from the last down)
 
     def _saving_box(self, lang):
@@ -203,19 +204,34 @@ class Screen:
             e = pages[i]
             if e is not None and e[0] and e[1] == k0 and e[2] == k1 and e[3] == k2 and e[4] == k3:
                 self._pv[page][:] = e[5]
+                self._used = u = (self._used + 1) & _MASK
+                e[7] = u
                 return e
         return None
 
     def _keep_page(self, r, k0, k1, k2, k3, page, x=0):
-        """Keep region r's page as just drawn, for the key k0..k3 (the oldest slot of r gives way)."""
+        """Keep region r's page as just drawn, for the key k0..k3 (r's least recently used slot gives way)."""
         if self.buf is None:
             return
-        i = self._page_next[r]
-        self._page_next[r] = (i + 1) % _KEPT
-        i += r * _KEPT
-        e = self._pages[i]
+        # the slot least recently drawn or copied gives way (a step's page that comes back every
+        # deal stays while the cursor's pages of the games list come and go)
+        pages = self._pages
+        u = self._used
+        i = r * _KEPT
+        best = -1
+        for j in range(i, i + _KEPT):
+            e = pages[j]
+            if e is None or not e[0]:
+                best = j
+                break
+            if best < 0 or ((u - e[7]) & _MASK) > ((u - pages[best][7]) & _MASK):
+                best = j
+        i = best
+        e = pages[i]
         if e is None:
-            e = self._pages[i] = [False, None, None, None, None, bytearray(_W), 0]   # made once per slot
+            e = pages[i] = [False, None, None, None, None, bytearray(_W), 0, 0]   # made once per slot
+        self._used = u = (u + 1) & _MASK
+        e[7] = u
         e[5][:] = self._pv[page]
         e[0] = True
         e[1] = k0
@@ -307,7 +323,7 @@ class Screen:
             self._unmade -= 1
             i = self._unmade
             if self._pages[i] is None:
-                self._pages[i] = [False, None, None, None, None, bytearray(_W), 0]
+                self._pages[i] = [False, None, None, None, None, bytearray(_W), 0, 0]
             return True
         return False
 
