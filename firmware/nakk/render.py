@@ -509,30 +509,38 @@ class Screen:
         sides = m.setup["sides"]
         col = _W // n
         says = None
-        if ui.mode == U.ENTRY and not ui.idle:
+        entry = ui.mode == U.ENTRY and not ui.idle
+        if entry:
             says = ui.says()
             if says is not None:
                 says = says[ui.lang]
+                says_w = font.width(says)
+        # each width measured once a frame: a call costs ~65 µs on the Pico (an int's ~150)
+        plus_w = font.width("+")
         for i in range(n):
             cx = col * i + col // 2
             name = sides[i].get("name", sides[i]["id"])
+            name_w = -1
             # what the side's marks bring it at the end (Saare mäng: karvane +1 each) while
             # the match is played; the end bonuses it got, once it is over
             bonus = st.bonus[i] if st.over else m.rules.mark_bonus(st, m.cfg, i)
             end = col * (i + 1) - 1            # the column's right edge
-            if bonus and says is not None and (font.width(name) + font.width(says) + font.width(bonus)
-                                               + font.width("+") + 10 > col):
-                # the button's words and the mark do not both fit: the words win (they say
-                # what the next press does); the mark is back on the idle screen
-                bonus = 0
-            if bonus and (says is not None or ui.tally(i) >= 0):
+            t = ui.tally(i) if entry else -1
+            if bonus and (says is not None or t >= 0):
+                bonus_w = font.width(bonus)
+                if says is not None:
+                    name_w = font.width(name)
+                    if name_w + says_w + bonus_w + plus_w + 10 > col:
+                        # the button's words and the mark do not both fit: the words win (they
+                        # say what the next press does); the mark is back on the idle screen
+                        bonus = 0
+            if bonus and (says is not None or t >= 0):
                 # beside what the button says: "+n" at the column's edge, the words before it
-                end -= font.width(bonus)
+                end -= bonus_w
                 font.text(fb, bonus, end, 8)
-                end -= font.width("+") + 1
+                end -= plus_w + 1
                 font.text(fb, "+", end, 8)
                 end -= 3
-            t = ui.tally(i) if ui.mode == U.ENTRY and not ui.idle else -1
             if t >= 0:
                 # a tally: each team's count beside its name ("A 2"), and beside the
                 # side OK gives the rest to, how many that is ("B 1 OK+3")
@@ -549,7 +557,7 @@ class Screen:
                     font.text(fb, r, x, 8)
             elif says is not None:
                 # what this side's button does now: "A: tegi, võitis"
-                w = font.width(name) + 1 + font.width(":") + 4 + font.width(says)
+                w = (name_w if name_w >= 0 else font.width(name)) + 1 + font.width(":") + 4 + says_w
                 x = cx - w // 2 if cx + (w + 1) // 2 <= end else col * i + 1
                 x += font.text(fb, name, x, 8, max_w=col // 2) + 1
                 x += font.text(fb, ":", x, 8) + 4
