@@ -11,7 +11,10 @@ font.text costs onto the display's frame for a few texts that are not kept
 loop (font._py_run), measuring a text (font.width of bytes), and a str
 drawn the first time (kept afterwards: measured, drawn into its own buffer,
 copied), and a score of 57 in 32 px digits, centred (font.digits against the
-Python loop; font.digits_width in the width column). Also the heap the glyphs
+Python loop; font.digits_width in the width column), and Schmier's wide scores
+-12 and 104 as 2x text centred at y 27 as render draws them (font.width(v, 2)
+then font.text at scale 2, viper against the Python loop's same steps; colour
+0 too). Also the heap the glyphs
 module takes once imported. One emulator
 at a time (it keeps a CPU core busy).
 """
@@ -63,6 +66,23 @@ v = per(lambda: font.digits(fb, 57, 32, 18, align=font.CENTER))
 p = per(lambda: (font._py_big_run(None, font._NUM, 2, 0, 0, 1), font._py_big_run(fb, font._NUM, 2, 9, 18, 1)))
 w = per(lambda: font.digits_width(57))
 print("nakk-font score-57 2 %d %d %d 0 0" % (v, p, w))
+# Schmier's wide scores (render.Screen._score, six players: a third of the screen is too
+# narrow for -12 in 32 px digits): 2x text centred at y 27, as render asks for it (font.width
+# for the room, then font.text), against the same through the Python loop (the path before)
+def py2(v, cx, c):
+    n = font._int_to_num(v)
+    font._py_run(None, font._NUM, n, 0, 0, 1, 2, 0)                  # font.width(v, 2)
+    n = font._int_to_num(v)
+    w = font._py_run(None, font._NUM, n, 0, 0, 1, 2, 0)              # text()'s centring
+    return font._py_run(fb, font._NUM, n, cx - w // 2, 27, c, 2, 0)
+for v, cx in ((-12, 21), (104, 64)):
+    n = font._int_to_num(v)
+    a = per(lambda: (font.width(v, 2), font.text(fb, v, cx, 27, align=font.CENTER, scale=2)))
+    p = per(lambda: py2(v, cx, 1))
+    w = per(lambda: font.width(v, 2))
+    a0 = per(lambda: (font.width(v, 2), font.text(fb, v, cx, 27, 0, font.CENTER, 0, 2)))
+    p0 = per(lambda: py2(v, cx, 0))
+    print("nakk-font 2x%d %d %d %d %d %d %d" % (v, n, a, p, w, a0, p0))
 k = [0]
 def first():
     k[0] += 1
@@ -103,6 +123,7 @@ def main():
     print("\nheap taken by importing nakk.glyphs: %s bytes" % lines[0][2])
     print("\n%-10s %5s %20s %20s %12s %26s" % ("text", "bytes", "font.text (viper)", "Python loop",
                                              "font.width", "colour 0, y 21: viper / Py"))
+    twice = []
     for w in lines[1:]:
         if w[1] in ("done",):
             continue
@@ -110,7 +131,15 @@ def main():
             print("\na new str drawn the first time (measured, drawn into its own buffer, kept, copied): %s µs"
                   % w[3])
             continue
-        print("%-10s %5s %20s %20s %12s %26s" % (w[1], w[2], w[3], w[4], w[5], "%s / %s" % (w[6], w[7])))
+        if w[1].startswith("2x"):
+            if not twice:
+                twice.append(1)
+                print("\nSchmier's wide score as 2x text centred at y 27 (font.width(v, 2), then font.text;"
+                      " the Python loop: the same before this change)")
+            name = "score " + w[1][2:]
+        else:
+            name = w[1]
+        print("%-10s %5s %20s %20s %12s %26s" % (name, w[2], w[3], w[4], w[5], "%s / %s" % (w[6], w[7])))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""nakk.glyphs, the font's text and score-digit loops in viper: pixel-identical to font.py's Python loop on the unix port, built per architecture, and absent on CPython."""
+"""nakk.glyphs, the font's text (1x and 2x) and score-digit loops in viper: pixel-identical to font.py's Python loop on the unix port, built per architecture, and absent on CPython."""
 import os
 import subprocess
 import sys
@@ -16,8 +16,13 @@ def test_glyphs_draw_byte_for_byte_what_the_python_loop_draws():
     assert out["viper"] == "1", r.stdout                  # the viper loop was the one compared
     assert int(out["glyphs"]) == len(font.codepoints())
     assert int(out["digits"]) >= 13                       # every score glyph, and numbers
-    # every glyph at 139 x 73 places in 2 colours, more for the strings
-    assert int(out["draws"]) > len(font.codepoints()) * 139 * 73 * 2
+    # every glyph at 139 x 73 places in 2 colours (and 28 x 82 at scale 2), more for the strings
+    assert int(out["draws"]) > len(font.codepoints()) * (139 * 73 + 28 * 82) * 2
+    # scale 2 (Schmier's wide scores): every glyph near both edges at every y, both colours,
+    # and random ints, strs and bytes at random places, aligned, cut with '...' or not
+    assert out["viper2"] == "1", r.stdout                 # 2x text no longer goes the Python loop
+    assert int(out["glyphs2"]) == len(font.codepoints())
+    assert int(out["random2"]) >= 6000
     assert out["bad"] == "0", r.stdout
 
 

@@ -1,4 +1,4 @@
-"""Nakk glyphs: the font's text loop (UTF-8 -> glyph -> column bytes in a MONO_VLSB buffer) and score-digit copy as viper native code; MicroPython only."""
+"""Nakk glyphs: the font's text loop (UTF-8 -> glyph -> column bytes in a MONO_VLSB buffer, at scale 1 or 2) and score-digit copy as viper native code; MicroPython only."""
 
 # font.py imports this behind a fallback: CPython, and a port without viper, keep
 # font.py's Python loops, which this must match pixel for pixel (tests/mpy/glyphs_check.py
@@ -6,8 +6,10 @@
 # spends tens of ops a glyph (decode, index, a blit through a scratch framebuf), so a
 # screen of new words took 20+ ms; here a glyph is a few hundred machine instructions.
 #
-# Native code lives in RAM on the Pico (this module: ~5 KB), so it stays three small
-# functions: text, score digits, inverting a kept word. The .mpy
+# Native code lives in RAM on the Pico (this module: ~5.7 KB), so it stays three small
+# functions: text, score digits, inverting a kept word. Scale 2 (Schmier's scores too wide
+# for the score digits, render.py) is a bit of run()'s options and a column loop of its own
+# (~300 bytes: sharing scale 1's loop made every 1x text a few per cent slower). The .mpy
 # holding it is built for one architecture (mpy-cross -march=..., see
 # host/nakk_host/build.py); the rest of the firmware is architecture-free bytecode.
 #
@@ -55,33 +57,35 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
 
     n: bytes of s, or (opts bit 0, a str's buffer: valid UTF-8) its characters. opts bit 1:
     colour 1 (sets the ink's pixels; else clears them), bits 2-8: the buffer's height,
-    bits 9 and up: clip, font.py's cut with '...' at that many pixels (0: none).
+    bit 9: scale 2 (each pixel a 2 x 2 block, as font._put's fill_rect), bits 10 and up:
+    clip, font.py's cut with '...' at that many pixels (0: none).
     Returns the width from x to the last ink column, as font._py_run does."""
     font = ptr8(_F)
     xcp = ptr16(_X)
     nx = int(_NX)
     clear = 0 if opts & 2 else 0xFF     # colour 0 clears the ink's pixels
     bh = (opts >> 2) & 0x7F
-    clip = opts >> 9
-    ell = int(font[666])          # width of glyph 111, the ellipsis (6 bytes a glyph)
+    s1 = (opts >> 9) & 1          # log2 of the scale: a glyph is 5 << s1 columns, 8 << s1 rows
+    clip = opts >> 10
+    ell = int(font[666]) << s1    # width of glyph 111, the ellipsis (6 bytes a glyph)
     if opts & 1:
         lim = 0x3FFFFFFF          # a str: count characters, its bytes are well formed
         kn = n
     else:
         lim = n
         kn = 0x3FFFFFFF
-    # where the 8 rows land, the same for every glyph: page q0 (offset a0) shifted up/dn,
-    # and (y off the page grid) the next page (offset a1) with the glyph's lower rows
-    shown = 0
+    # where the rows land, the same for every glyph: a column's bits shifted up (y on or
+    # below page q's top) or down (y above the buffer), then cut into np pages from
+    # offset a0, each masked (m0-m2) where the buffer's height ends inside it
+    gh = 8 << s1
+    np = 0
     a0 = 0
-    a1 = 0
     up = 0
     dn = 0
     m0 = 0xFF
     m1 = 0xFF
-    two = 0
-    if bw > 0 and y < bh and y + 8 > 0:
-        shown = 1
+    m2 = 0xFF
+    if bw > 0 and y < bh and y + gh > 0:
         q = 0
         if y >= 0:
             q = y >> 3
@@ -89,13 +93,18 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
         else:
             dn = 0 - y
         a0 = q * bw
-        if q * 8 + 8 > bh:        # a height off the page grid: rows below it stay
-            m0 = (1 << (bh - q * 8)) - 1
-        if up != 0 and q * 8 + 8 < bh:
-            two = 1
-            a1 = a0 + bw
-            if q * 8 + 16 > bh:
-                m1 = (1 << (bh - q * 8 - 8)) - 1
+        np = (gh + up - dn + 7) >> 3  # pages the shifted column covers
+        left = bh - q * 8             # rows of the buffer from page q down
+        if np * 8 > left:
+            np = (left + 7) >> 3
+        if left < 8:
+            m0 = (1 << left) - 1
+        elif left < 16:
+            m1 = (1 << (left - 8)) - 1
+        elif left < 24:
+            m2 = (1 << (left - 16)) - 1
+    gw = 5 << s1
+    step = 1 << s1                # the blank column between glyphs, scaled
     cx = x
     i = 0
     k = 0
@@ -137,36 +146,57 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
                     g = 95 + j
                     break
                 j += 1
-        w = int(font[g * 6])
+        w = int(font[g * 6]) << s1
         last = 0
-        if clip > 0 and cx - x + w + 1 + ell > clip:
+        if clip > 0 and cx - x + w + step + ell > clip:
             g = 111               # no room: the ellipsis here, and stop
             last = 1
-        # the glyph's 5 columns (unused ones are 0) ORed in or cleared, clipped to the buffer
-        if shown and cx < bw and cx + 5 > 0:
+        # the glyph's columns (unused ones are 0) ORed in or cleared, clipped to the buffer;
+        # at scale 2 each font column is two screen columns and each of its bits two rows
+        if np > 0 and cx < bw and cx + gw > 0:
             o = g * 6 + 1
             col = 0
             if cx < 0:
                 col = 0 - cx
-            end = 5
-            if cx + 5 > bw:
+            end = gw
+            if cx + gw > bw:
                 end = bw - cx
-            while col < end:
-                b = int(font[o + col])
-                if b != 0:
-                    p = cx + col
-                    # (old | v) ^ (v & clear): old | v for colour 1, old & ~v for colour 0
-                    v = ((b << up) >> dn) & m0
-                    buf[a0 + p] = (int(buf[a0 + p]) | v) ^ (v & clear)
-                    if two:
-                        v = (b >> (8 - up)) & m1
-                        buf[a1 + p] = (int(buf[a1 + p]) | v) ^ (v & clear)
-                col += 1
+            # (old | v) ^ (v & clear): old | v for colour 1, old & ~v for colour 0
+            if s1 == 0:           # scale 1, nearly every call: its own loop, two pages at most
+                while col < end:
+                    b = int(font[o + col])
+                    if b != 0:
+                        p = a0 + cx + col
+                        b = (b << up) >> dn
+                        v = b & m0
+                        buf[p] = (int(buf[p]) | v) ^ (v & clear)
+                        if np > 1:
+                            v = (b >> 8) & m1
+                            buf[p + bw] = (int(buf[p + bw]) | v) ^ (v & clear)
+                    col += 1
+            else:
+                while col < end:
+                    b = int(font[o + (col >> 1)])
+                    if b != 0:
+                        b = (b | (b << 4)) & 0x0F0F      # bit r -> bits 2r and 2r + 1
+                        b = (b | (b << 2)) & 0x3333
+                        b = (b | (b << 1)) & 0x5555
+                        b = ((b | (b << 1)) << up) >> dn
+                        p = a0 + cx + col
+                        v = b & m0
+                        buf[p] = (int(buf[p]) | v) ^ (v & clear)
+                        if np > 1:
+                            v = (b >> 8) & m1
+                            buf[p + bw] = (int(buf[p + bw]) | v) ^ (v & clear)
+                            if np > 2:
+                                v = (b >> 16) & m2
+                                buf[p + 2 * bw] = (int(buf[p + 2 * bw]) | v) ^ (v & clear)
+                    col += 1
         if last:
             return cx - x + ell
-        cx += w + 1
+        cx += w + step
     if cx > x:
-        return cx - x - 1
+        return cx - x - step
     return 0
 
 
