@@ -7,10 +7,10 @@ SCRIPT: a demo match (saare-2020, saare-classic, sasku, schmier) or "extra"
 unchanged, built as `nakk flash` builds it; a bench main.py wraps the app's
 pieces once it is built and records `ticks_us` at each step of a press into
 arrays made before the match (~3 KB: the app's heap is tight, and arrays
-allocate nothing per press). Nothing is printed while the match is played
-(bench_emu_profile.py reads its lines over USB meanwhile, and a connected
-host costs every press ~10 ms of USB servicing); at the end the bench pulls
-GPIO 10 low and the box prints what it recorded. Per press, emulated ms:
+allocate nothing per press; no gc.mem_alloc(), which walks the whole
+allocation table: ~5.5 ms a call on the Pico). Nothing is printed while the
+match is played (no host on the USB port until the end); then the bench
+pulls GPIO 10 low and the box prints what it recorded. Per press, emulated ms:
   tot      the edge to the end of the first display transfer after it (as bench_emu.py)
   poll     the edge to the button driver's poll that sees it (interrupt, wake, asyncio)
   app      the edge to App._press (the driver's poll and its timers)
