@@ -39,17 +39,17 @@ def report(what, x, y, c, clip, a, b):
         print("differs", what, x, y, c, clip, a, b)
 
 
-def check(s, n, x, y, c, clip, back):
+def check(s, n, x, y, c, clip, back, scale=1):
     """One draw both ways on the display's frame."""
     global draws
     buf[:] = back
-    a = font._run(fb, s, n, x, y, c, 1, clip)
+    a = font._run(fb, s, n, x, y, c, scale, clip)
     got[:] = buf
     buf[:] = back
-    b = font._py_run(fb, s, n, x, y, c, 1, clip)
+    b = font._py_run(fb, s, n, x, y, c, scale, clip)
     draws += 1
     if a != b or got != buf:
-        report(repr(s), x, y, c, clip, a, b)
+        report(("2x " if scale == 2 else "") + repr(s), x, y, c, clip, a, b)
 
 
 def sweep(s, clip=0):
@@ -141,15 +141,7 @@ print("digits", len(DIGITS))
 # (a deterministic generator) at random x/y on and off the frame, both colours, with and
 # without a cut, drawn aligned through font.text as render draws them; and measuring.
 def check2(s, n, x, y, c, clip, back):
-    global draws
-    buf[:] = back
-    a = font._run(fb, s, n, x, y, c, 2, clip)
-    got[:] = buf
-    buf[:] = back
-    b = font._py_run(fb, s, n, x, y, c, 2, clip)
-    draws += 1
-    if a != b or got != buf:
-        report("2x " + repr(s), x, y, c, clip, a, b)
+    check(s, n, x, y, c, clip, back, 2)
 
 
 X2 = tuple(range(-11, 3)) + (61,) + tuple(range(117, 130))
