@@ -6,9 +6,11 @@ SCRIPT: a demo match (saare-2020, saare-classic, sasku, schmier) or "extra"
 (bench_emu's undo and penalty presses); default all five. The firmware runs
 unchanged, built as `nakk flash` builds it; a bench main.py wraps the app's
 pieces once it is built and records `ticks_us` at each step of a press into
-arrays made before the match (~3 KB: the app's heap is tight, and arrays
-allocate nothing per press; no gc.mem_alloc(), which walks the whole
-allocation table: ~5.5 ms a call on the Pico). Nothing is printed while the
+arrays made before the match (~3 KB: the app's heap is tight; no
+gc.mem_alloc(), which walks the whole allocation table: ~5.5 ms a call on
+the Pico). Its wrappers take *args, a small tuple a call: they, and the
+arrays, move the app's objects on the heap, and with them the figures
+(docs/latency.md: the same firmware is faster here than in bench_emu.py). Nothing is printed while the
 match is played (no host on the USB port until the end); then the bench
 pulls GPIO 10 low and the box prints what it recorded. Per press, emulated ms:
   tot      the edge to the end of the first display transfer after it (as bench_emu.py)

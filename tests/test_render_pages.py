@@ -17,3 +17,14 @@ def test_kept_pages_equal_drawn_pages():
         assert x["differ"] == 0, "a kept page differs from the page drawn: %r" % x
         # the cache is used at all (else the comparison proves nothing)
         assert x["kept"] > 0, x
+
+
+def test_kept_pages_give_way_least_recently_used():
+    # the deal's first step comes back every deal: the cursor's pages of the games list
+    # must not push it out; and a press keeping a page finds a slot warm() made
+    r = run_mpy([os.path.join(TESTS, "mpy", "kept_lru.py")], timeout=120, compiled=True)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res["first_kept"] is True, res
+    assert res["second_kept"] is False, res
+    assert res["slot_bytes"] == 0, res

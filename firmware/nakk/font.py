@@ -448,7 +448,7 @@ def _run(fb, s, n, x, y, color, scale, clip, buf=None, bw=0):
     pixels, and draw '…' there. Returns the width from x to the last ink column.
     buf, bw: fb's own bytes (MONO_VLSB, bw wide, 8 high) when the caller made fb;
     the display's frame (target()) is known without them."""
-    if _G is not None and scale <= 2:
+    if _G is not None and (scale == 1 or scale == 2):
         # opts: a str's character count (bit 0), colour 1 (bit 1), the buffer's height (bits
         # 2-8), scale 2 (bit 9: Schmier's wide scores, render.py), clip (bits 10..): one int
         # instead of five arguments (~4 µs each on the Pico). Scale 1, nearly every call,

@@ -9,7 +9,8 @@
 # Native code lives in RAM on the Pico (this module: ~5.7 KB), so it stays three small
 # functions: text, score digits, inverting a kept word. Scale 2 (Schmier's scores too wide
 # for the score digits, render.py) is a bit of run()'s options and a column loop of its own
-# (~300 bytes: sharing scale 1's loop made every 1x text a few per cent slower). The .mpy
+# (+~700 bytes in all; a loop shared with scale 1 took +400 but made every 1x text a few per
+# cent slower). The .mpy
 # holding it is built for one architecture (mpy-cross -march=..., see
 # host/nakk_host/build.py); the rest of the firmware is architecture-free bytecode.
 #

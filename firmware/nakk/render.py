@@ -195,8 +195,8 @@ class Screen:
     # for it would be a multi-block allocation in every press (docs/latency.md).
     def _kept_page(self, r, k0, k1, k2, k3, page):
         """Copy region r's page (0: names line, 1: foot) kept for the key k0..k3 into the
-        frame; its slot ([kept?, k0, k1, k2, k3, bytes, x]), or None when there is none (or
-        no frame bytes to copy into)."""
+        frame; its slot ([kept?, k0, k1, k2, k3, bytes, x, last use]), or None when there is
+        none (or no frame bytes to copy into)."""
         if self.buf is None:
             return None
         pages = self._pages
@@ -319,9 +319,12 @@ class Screen:
                 self._warming = None
         if ui.mode != U.START and self._unmade and self.buf is not None:
             # then the kept pages' slots, one a call while a match is played (not on the
-            # start screen, whose heap a ruleset's import needs): a press only fills them
+            # start screen, whose heap a ruleset's import needs): a press only fills them.
+            # In the order _keep_page looks for a free one (each region's from its first up,
+            # the two regions in turn), so a press finds a slot made rather than makes one
+            k = 2 * _KEPT - self._unmade
             self._unmade -= 1
-            i = self._unmade
+            i = (k >> 1) + (_KEPT if k & 1 else 0)
             if self._pages[i] is None:
                 self._pages[i] = [False, None, None, None, None, bytearray(_W), 0, 0]
             return True
@@ -515,8 +518,10 @@ class Screen:
             if says is not None:
                 says = says[ui.lang]
                 says_w = font.width(says)
-        # each width measured once a frame: a call costs ~65 µs on the Pico (an int's ~150)
-        plus_w = font.width("+")
+        # each width measured once a frame, and only when drawn: a call costs ~65 µs on the
+        # Pico (an int's ~150)
+        plus_w = -1
+        colon_w = -1
         for i in range(n):
             cx = col * i + col // 2
             name = sides[i].get("name", sides[i]["id"])
@@ -528,19 +533,21 @@ class Screen:
             t = ui.tally(i) if entry else -1
             if bonus and (says is not None or t >= 0):
                 bonus_w = font.width(bonus)
+                if plus_w < 0:
+                    plus_w = font.width("+")
                 if says is not None:
                     name_w = font.width(name)
                     if name_w + says_w + bonus_w + plus_w + 10 > col:
                         # the button's words and the mark do not both fit: the words win (they
                         # say what the next press does); the mark is back on the idle screen
                         bonus = 0
-            if bonus and (says is not None or t >= 0):
-                # beside what the button says: "+n" at the column's edge, the words before it
-                end -= bonus_w
-                font.text(fb, bonus, end, 8)
-                end -= plus_w + 1
-                font.text(fb, "+", end, 8)
-                end -= 3
+                if bonus:
+                    # beside what the button says: "+n" at the column's edge, the words before it
+                    end -= bonus_w
+                    font.text(fb, bonus, end, 8)
+                    end -= plus_w + 1
+                    font.text(fb, "+", end, 8)
+                    end -= 3
             if t >= 0:
                 # a tally: each team's count beside its name ("A 2"), and beside the
                 # side OK gives the rest to, how many that is ("B 1 OK+3")
@@ -557,7 +564,9 @@ class Screen:
                     font.text(fb, r, x, 8)
             elif says is not None:
                 # what this side's button does now: "A: tegi, võitis"
-                w = (name_w if name_w >= 0 else font.width(name)) + 1 + font.width(":") + 4 + says_w
+                if colon_w < 0:
+                    colon_w = font.width(":")
+                w = (name_w if name_w >= 0 else font.width(name)) + 1 + colon_w + 4 + says_w
                 x = cx - w // 2 if cx + (w + 1) // 2 <= end else col * i + 1
                 x += font.text(fb, name, x, 8, max_w=col // 2) + 1
                 x += font.text(fb, ":", x, 8) + 4

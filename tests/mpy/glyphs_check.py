@@ -140,17 +140,13 @@ print("digits", len(DIGITS))
 # -17..64 and the x near both edges and one inside; then random ints, strs and bytes
 # (a deterministic generator) at random x/y on and off the frame, both colours, with and
 # without a cut, drawn aligned through font.text as render draws them; and measuring.
-def check2(s, n, x, y, c, clip, back):
-    check(s, n, x, y, c, clip, back, 2)
-
-
 X2 = tuple(range(-11, 3)) + (61,) + tuple(range(117, 130))
 for cp in cps:
     s = chr(cp).encode()
     for c in (1, 0):
         for y in range(-17, 65):
             for x in X2:
-                check2(s, len(s), x, y, c, 0, bg)
+                check(s, len(s), x, y, c, 0, bg, 2)
 print("glyphs2", len(cps))
 
 seed = 271828
