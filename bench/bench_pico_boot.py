@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(ROOT, "host"))
 
 import boxes  # noqa: E402
 from nakk_host import device as D  # noqa: E402
+from nakk_host.build import PICO_ARCH  # noqa: E402
 from nakk_host.simulator import compiled_firmware, micropython_env, micropython_path  # noqa: E402
 
 PINS = {"A": 2, "B": 3, "C": 4, "PREV": 13, "OK": 14, "NEXT": 15}   # firmware/nakk/board/pins.py
@@ -91,8 +92,9 @@ def kit():
 
 
 def firmware_files(picoemu, tmp):
-    """[(host path, path on the Pico)]: the compiled package, boot.py, the bench main.py, ssd1306."""
-    mpy = compiled_firmware()
+    """[(host path, path on the Pico)]: the compiled package (its native code for the Pico's
+    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306."""
+    mpy = compiled_firmware(PICO_ARCH)
     out = []
     for d, dirs, files in os.walk(os.path.join(mpy, "nakk")):
         dirs.sort()

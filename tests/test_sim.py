@@ -87,7 +87,7 @@ def test_a_whole_match_by_button_presses(tmp_path):
     assert summary["winner"] == "A" and summary["marks"] == [1, 0] and summary["confirmed"] == ["A", "B"]
     assert summary["locked"]
     # what the OLED shows is that result: the score region drawn from the dumped events
-    r = run_mpy([os.path.join(TESTS, "mpy", "render_match.py"), str(path)])
+    r = run_mpy([os.path.join(TESTS, "mpy", "render_match.py"), str(path)], compiled=True)
     assert r.returncode == 0, r.stderr
     frame_hex, mode = r.stdout.split()
     assert body(bytes.fromhex(frame_hex)) == body(shown)

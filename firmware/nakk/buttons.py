@@ -234,6 +234,7 @@ class Buttons:
         self._tail = 0
         self.overflows = 0  # edges dropped on a full ring (written by the ISR only)
         self._ovf_seen = 0
+        self._bd = 0            # _due's answer: the deadline of the timer due first
         # Per-button decision state.
         self._st = bytearray(n)
         self._fl = bytearray(n)
@@ -315,37 +316,45 @@ class Buttons:
 
     # ---- decisions (run by the tasks; tests call poll(now) directly) -------
 
+    # The driver's functions keep their frames at most 11 words (arguments, locals and the
+    # value stack): a bigger one is allocated on the heap at every call, and on the app's
+    # fragmented heap that costs ~0.1 ms a call on the Pico (docs/latency.md). Hence the
+    # small helpers and the attributes read again rather than kept in locals.
     def poll(self, now=None):
         """Replay latched edges and fire timers up to `now`; emit events. Allocates nothing."""
         if now is None:
             now = self._ms()
-        diff = self._diff
-        if diff(now, self._now) < 0:
+        if self._diff(now, self._now) < 0:
             now = self._now
-        ri = self._ri
-        rt = self._rt
-        tail = self._tail
-        while tail != self._head:
-            t = rt[tail]
-            if diff(t, now) > 0:
-                break  # latched after `now` was read: next poll
-            c = ri[tail]
-            tail = (tail + 1) & self._rmask
-            self._tail = tail
-            if diff(t, self._now) < 0:
-                t = self._now
-            self._advance(t)
-            self._edge(c & 7, t, 0 if c & _R_LEVEL else 1, c & _R_BOTH)
-        ovf = self.overflows
-        if ovf != self._ovf_seen:
-            self._ovf_seen = ovf
-            self._advance(now)
-            for i in range(self._n):
-                p = self._pins[i]
-                if p is not None:
-                    self._edge(i, now, 0 if p.value() else 1, 0)
+        while self._tail != self._head and self._replay(now):
+            pass
+        if self.overflows != self._ovf_seen:
+            self._reread(now)
         self._advance(now)
         self.polled = now
+
+    def _replay(self, now):
+        # The oldest latched edge, unless it came after `now` was read (then the next poll):
+        # the timers due before it fire first. True if it was replayed.
+        t = self._rt[self._tail]
+        if self._diff(t, now) > 0:
+            return False
+        c = self._ri[self._tail]
+        self._tail = (self._tail + 1) & self._rmask
+        if self._diff(t, self._now) < 0:
+            t = self._now
+        self._advance(t)
+        self._edge(c & 7, t, 0 if c & _R_LEVEL else 1, c & _R_BOTH)
+        return True
+
+    def _reread(self, now):
+        # The ISR's ring overflowed: edges were lost, so read every pin as it is now.
+        self._ovf_seen = self.overflows
+        self._advance(now)
+        for i in range(self._n):
+            p = self._pins[i]
+            if p is not None:
+                self._edge(i, now, 0 if p.value() else 1, 0)
 
     def _edge(self, i, t, pressed, both):
         if both and pressed == self._raw[i]:
@@ -401,25 +410,28 @@ class Buttons:
     def _advance(self, t):
         # Fire every timer due at or before t, earliest first (ties: lower
         # button index). Timers due at t fire before an edge at t.
-        diff = self._diff
-        st = self._st
         while True:
-            best = _NONE
-            bd = 0
-            for i in range(self._n):
-                if st[i] == _IDLE:
-                    continue      # no timer (a call saved per idle button: ~20 us each on the Pico)
-                d = self._deadline(i)
-                if d >= 0 and diff(d, t) <= 0 and (best == _NONE or diff(d, bd) < 0):
-                    best = i
-                    bd = d
+            best = self._due(t)
             if best == _NONE:
                 break
-            if diff(bd, self._now) < 0:
+            bd = self._bd
+            if self._diff(bd, self._now) < 0:
                 bd = self._now  # e.g. stuck_ms passed while the contact was open: fires now
             self._now = bd
             self._fire(best, bd)
         self._now = t
+
+    def _due(self, t):
+        # The button whose timer is due first at or before t (its deadline left in _bd), or _NONE.
+        best = _NONE
+        for i in range(self._n):
+            if self._st[i] == _IDLE:
+                continue      # no timer (a call saved per idle button: ~20 us each on the Pico)
+            d = self._deadline(i)
+            if d >= 0 and self._diff(d, t) <= 0 and (best == _NONE or self._diff(d, self._bd) < 0):
+                best = i
+                self._bd = d
+        return best
 
     def _fire(self, i, d):
         s = self._st[i]
@@ -461,20 +473,18 @@ class Buttons:
         # stuck_ms): the edge task cannot move this sleep's end, and
         # so no timer an edge sets can fall before it. Without the flag, edges
         # are latched meanwhile and seen at the next wake.
-        diff = self._diff
         s = self.poll_ms
         if self._flag is not None:
             if 0 < self.debounce_ms < s:
                 s = self.debounce_ms
             if 0 < self.stuck_ms < s:
                 s = self.stuck_ms
-        st = self._st
         for i in range(self._n):
-            if st[i] == _IDLE:
+            if self._st[i] == _IDLE:
                 continue
             d = self._deadline(i)
             if d >= 0:
-                d = diff(d, now)
+                d = self._diff(d, now)
                 if d < s:
                     s = d
         return s if s > 0 else 0

@@ -7,10 +7,19 @@ time.monotonic() (CPython: the tests and benches of the flows).
 """
 
 try:
+    import micropython
     from micropython import const
 except ImportError:  # CPython
     def const(x):
         return x
+
+    class micropython:
+        """The native-code decorator where there is no MicroPython: the function as written
+        (MicroPython's compiler takes the decorator; it is never looked up at run time)."""
+
+        @staticmethod
+        def native(f):
+            return f
 
 
 class _MonotonicClock:

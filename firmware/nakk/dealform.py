@@ -29,6 +29,36 @@ def _room(n):
 _EVENT = _room(8)       # a deal event: type, seq and up to 8 more without growing
 
 
+_MIXED = object()   # _when_field: the choices depend on more than one earlier answer
+
+
+def _when_field(choices):
+    """The one earlier field the choices' `when` depend on: None (none), or _MIXED."""
+    field = None
+    for c in choices:
+        w = c.get("when")
+        if w is not None:
+            if field is None:
+                field = w[0]
+            elif field != w[0]:
+                return _MIXED
+    return field
+
+
+def _index(choices, v):
+    """Where the choice of value v is among choices, or -1."""
+    for j in range(len(choices)):
+        if choices[j]["value"] == v:
+            return j
+    return -1
+
+
+def _put_all(a, sets):
+    if sets is not None:
+        for k in sets:
+            a[k] = sets[k]
+
+
 class DealEntry:
     def __init__(self):
         self.fixed = None          # fields the form fixes without asking (e.g. the board number)
@@ -64,19 +94,22 @@ class DealEntry:
         self.step = 0
         self.done = 0
 
+    # The form's functions a press calls keep their frames within 11 words (a bigger one is
+    # allocated on the heap at every call: ~0.1 ms on the Pico's app heap), hence the helpers.
     def _offered(self, stp):
         out = []
         count = "count" in stp
         for c in stp["choices"]:
-            w = c.get("when")
-            if w is not None:
-                v = self.answers.get(w[0], self.fixed.get(w[0]))
-                if v not in w[1]:
-                    continue
-            if count and "sets" in c and self._taken(c):
-                continue          # a tally's "one for nobody" is given once
-            out.append(c)
+            if self._offers(c, count):
+                out.append(c)
         return out
+
+    def _offers(self, c, count):
+        w = c.get("when")
+        if w is not None and self.answers.get(w[0], self.fixed.get(w[0])) not in w[1]:
+            return False
+        # a tally's "one for nobody" is given once
+        return not (count and "sets" in c and self._taken(c))
 
     def _taken(self, c):
         for k in c["sets"]:
@@ -88,25 +121,21 @@ class DealEntry:
         """Where show() keeps the current step's lists (see there), or None: made every time."""
         if "count" in stp:
             return -1 - 2 * self.step - (1 if self._nobody(stp) else 0)
-        field = None
-        for c in stp["choices"]:
-            w = c.get("when")
-            if w is not None:
-                if field is None:
-                    field = w[0]
-                elif field != w[0]:
-                    return None
+        field = _when_field(stp["choices"])
+        if field is _MIXED:
+            return None
         if field is None:
             return self.step
-        v = self.answers.get(field, self.fixed.get(field))
+        return self._value_key(field, self.answers.get(field, self.fixed.get(field)))
+
+    def _value_key(self, field, v):
         # a small int, not a (step, value) tuple (an allocation per press): the step, and
         # where the value is among the choices of the step that asks for the field
         for s in self.steps:
             if s["key"] == field:
-                cs = s["choices"]
-                for j in range(len(cs)):
-                    if cs[j]["value"] == v:
-                        return 1000 + self.step * 100 + j
+                j = _index(s["choices"], v)
+                if j >= 0:
+                    return 1000 + self.step * 100 + j
                 c = s.get("ok")
                 if c is not None and c["value"] == v:
                     return 1000 + self.step * 100 + 99
@@ -183,16 +212,22 @@ class DealEntry:
         screen keeps saying which game a result is for."""
         field = stp.get("named")
         if field is not None:
-            v = self.answers.get(field, self.fixed.get(field))
-            for s in self.steps:
-                if s["key"] == field:
-                    for c in s["choices"]:
-                        if c["value"] == v:
-                            return c.get("name", c["label"])
-                    c = s.get("ok")
-                    if c is not None and c["value"] == v:
-                        return c.get("name", c["label"])      # the step's own OK answer (a pokk)
+            c = self._named(field, self.answers.get(field, self.fixed.get(field)))
+            if c is not None:
+                return c.get("name", c["label"])
         return stp["label"]
+
+    def _named(self, field, v):
+        # the choice answering field with v (or the step's own OK answer: a pokk), or None
+        for s in self.steps:
+            if s["key"] == field:
+                j = _index(s["choices"], v)
+                if j >= 0:
+                    return s["choices"][j]
+                c = s.get("ok")
+                if c is not None and c["value"] == v:
+                    return c
+        return None
 
     def fields(self):
         """The deal event of the answers (a fresh dict: the table numbers it)."""
@@ -216,34 +251,36 @@ class DealEntry:
         a = self.answers
         self.done |= 1 << self.step
         if "count" in stp:
-            got = a.get(stp["key"], 0)
-            if side is not None:
-                got += 1 << 6 * side
-            else:
-                sets = c.get("sets")
-                if sets is not None:
-                    for k in sets:
-                        a[k] = sets[k]
-            a[stp["key"]] = got
-            if self.left() <= 0:
-                self.step += 1
+            self._count(stp, c, side)
             return
         if not c.get("omit"):              # a sohk names its offender and no result
             a[stp["key"]] = c["value"]
         if side is not None:
-            a[c["side"]] = SIDES[side]
-            also = c.get("also")
-            if also is not None:
-                for k in also:
-                    a[k] = SIDES[side]
-            opp = c.get("opp")
-            if opp is not None:
-                a[opp] = SIDES[1 - side]
-            sets = c.get("sets")
-            if sets is not None:
-                for k in sets:
-                    a[k] = sets[k]
+            self._by_side(c, side)
         self.step += 1
+
+    def _count(self, stp, c, side):
+        a = self.answers
+        got = a.get(stp["key"], 0)
+        if side is not None:
+            got += 1 << 6 * side
+        else:
+            _put_all(a, c.get("sets"))
+        a[stp["key"]] = got
+        if self.left() <= 0:
+            self.step += 1
+
+    def _by_side(self, c, side):
+        a = self.answers
+        a[c["side"]] = SIDES[side]
+        also = c.get("also")
+        if also is not None:
+            for k in also:
+                a[k] = SIDES[side]
+        opp = c.get("opp")
+        if opp is not None:
+            a[opp] = SIDES[1 - side]
+        _put_all(a, c.get("sets"))
 
     def ok_choice(self, c):
         """The choice OK commits when c is under the cursor: c itself when OK takes it, else the

@@ -21,7 +21,7 @@
 # control bytes 1-4, in that order, for callers that build bytes), … ← → ↑ ↓
 # ✓ ° ·. Anything else draws as a hollow box.
 
-from nakk.compat import const
+from nakk.compat import const, micropython
 
 try:
     import framebuf as _fbuf
@@ -503,10 +503,8 @@ def width(s, scale=1):
     """Width in pixels of text s (str, UTF-8 bytes/bytearray/memoryview, or int)."""
     if isinstance(s, int):
         return _run(None, _NUM, _int_to_num(s), 0, 0, 1, scale, 0)
-    if scale == 1 and isinstance(s, str):
-        e = _cache.get(s)
-        if e is not None:
-            return e[1]
+    if scale == 1 and isinstance(s, str) and s in _cache:
+        return _cache[s][1]
     return _run(None, s, len(s), 0, 0, 1, scale, 0)
 
 
@@ -620,6 +618,7 @@ def forget():
     _inv.clear()
 
 
+@micropython.native
 def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
     """Draw s with its cell's top-left at (x, y) (or aligned on x); return the width drawn.
 
@@ -643,12 +642,13 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
             w = e[1]
             if max_w <= 0 or w <= max_w:
                 # the common case inline (each call and test costs a few µs on the Pico, and a
-                # frame draws dozens of words): a kept word, colour 1, on a page row of the frame
+                # frame draws dozens of words): a kept word on a page row of the frame (colour 0:
+                # its inverted bytes, over a lit box)
                 if align:
                     x -= w // 2 if align == CENTER else w
-                if color and fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w:
+                if fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w:
                     o = (y >> 3) * _TW + x
-                    _tbuf[o:o + w] = e[2]
+                    _tbuf[o:o + w] = e[2] if color else _inverse(s, e)
                     return w
                 return _put_kept(fb, s, e, x, y, color, LEFT, True)
             c = _clipped(s, max_w)
@@ -719,17 +719,12 @@ def warm_digits(y):
         _big_rows(g, y & 7)
 
 
-def _big_run(fb, s, n, x, y, color):
-    """Draw (fb not None) or measure score text; its width. Bytes (an int's _NUM) go
-    through the viper loop where there is one, onto the display's frame; else Python."""
+def _big_width(s, n):
+    """Width of score text (its first n bytes, or a str): bytes (an int's _NUM) by the
+    viper loop where there is one, else Python."""
     if _G is not None and not isinstance(s, str):
-        if fb is None:
-            return _G.big(_NO_BUF, s, n, x, y, 0)
-        if fb is _tfb and color:
-            w = _G.big(_tbuf, s, n, x, y, 1)
-            if w >= 0:
-                return w
-    return _py_big_run(fb, s, n, x, y, color)
+        return _G.big(_NO_BUF, s, n, 0, 0, 0)
+    return _py_big_run(None, s, n, 0, 0, 1)
 
 
 def _py_big_run(fb, s, n, x, y, color):
@@ -781,10 +776,11 @@ def _big_pixels(fb, o, w, x, y, color):
 def digits_width(s):
     """Width in pixels of score text s (digits, '-', ':', ' '; str, bytes or int)."""
     if isinstance(s, int):
-        return _big_run(None, _NUM, _int_to_num(s), 0, 0, 1)
-    return _big_run(None, s, len(s), 0, 0, 1)
+        return _big_width(_NUM, _int_to_num(s))
+    return _big_width(s, len(s))
 
 
+@micropython.native
 def digits(fb, s, x, y, color=1, align=LEFT):
     """Draw score text s (0-9 - : and space; str, bytes or int) 32 px tall; return its width.
 
@@ -795,6 +791,11 @@ def digits(fb, s, x, y, color=1, align=LEFT):
     else:
         n = len(s)
     if align != LEFT:
-        w = _big_run(None, s, n, 0, 0, 1)
+        w = _big_width(s, n)
         x -= w // 2 if align == CENTER else w
-    return _big_run(fb, s, n, x, y, color)
+    if _G is not None and fb is _tfb and color and not isinstance(s, str):
+        # bytes onto the display's frame: the viper loop (-1: not within it, drawn below)
+        w = _G.big(_tbuf, s, n, x, y, 1)
+        if w >= 0:
+            return w
+    return _py_big_run(fb, s, n, x, y, color)

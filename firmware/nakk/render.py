@@ -130,6 +130,7 @@ class Screen:
         # each page row of the frame as a view, made once (a slice made per copy allocates)
         self._pv = [mv[p * _W:(p + 1) * _W] for p in range(8)] if mv is not None else None
         self._used = 0              # a count bumped at each use of a kept page (its age)
+        self._k = [None, None, None, None]   # the key of the page looked up or kept (_key)
         self._unmade = 2 * _KEPT    # slots warm() has still to make (from the last down)
 
     def _saving_box(self, lang):
@@ -146,15 +147,17 @@ class Screen:
 
     def _clear(self, page, n, color):
         """Pages page..page+n-1 all dark (color 0) or all lit: copies into buf when there is one."""
-        buf = self.buf
-        if buf is None:
-            self.fb.fill_rect(0, page * 8, _W, n * 8, color)
-            return
+        pv = self._pv
+        if pv is None:
+            return self._fill(page, n, color)
         row = _LIT if color else _ZERO
-        o = page * _W
-        for _ in range(n):
-            buf[o:o + _W] = row
-            o += _W
+        n += page
+        while page < n:
+            pv[page][:] = row
+            page += 1
+
+    def _fill(self, page, n, color):
+        self.fb.fill_rect(0, page << 3, _W, n << 3, color)
 
     def keep_detail(self, text):
         """Draw text (the line a list shows under its title: what an undo would take back)
@@ -191,54 +194,77 @@ class Screen:
             if e is not None:
                 e[0] = False
 
-    # A kept page's key is four values (k0..k3), passed and kept one by one: a tuple made
-    # for it would be a multi-block allocation in every press (docs/latency.md).
-    def _kept_page(self, r, k0, k1, k2, k3, page):
-        """Copy region r's page (0: names line, 1: foot) kept for the key k0..k3 into the
+    # A kept page's key is four values (k0..k3), put by _key into a list made once (a tuple
+    # made for it would be a multi-block allocation in every press), so that _kept_page and
+    # _keep_page take few arguments: a frame of more than 11 words is allocated on the heap
+    # at every call (docs/latency.md).
+    def _key(self, k0, k1, k2, k3):
+        k = self._k
+        k[0] = k0
+        k[1] = k1
+        k[2] = k2
+        k[3] = k3
+
+    def _kept_page(self, r, page):
+        """Copy region r's page (0: names line, 1: foot) kept for the key (_key) into the
         frame; its slot ([kept?, k0, k1, k2, k3, bytes, x, last use]), or None when there is
         none (or no frame bytes to copy into)."""
         if self.buf is None:
             return None
         pages = self._pages
-        for i in range(r * _KEPT, r * _KEPT + _KEPT):
+        k = self._k
+        i = r * _KEPT
+        while i < r * _KEPT + _KEPT:
             e = pages[i]
-            if e is not None and e[0] and e[1] == k0 and e[2] == k1 and e[3] == k2 and e[4] == k3:
+            if e is not None and e[0] and e[1] == k[0] and e[2] == k[1] and e[3] == k[2] and e[4] == k[3]:
                 self._pv[page][:] = e[5]
-                self._used = u = (self._used + 1) & _MASK
-                e[7] = u
-                return e
+                return self._use(e)
+            i += 1
         return None
 
-    def _keep_page(self, r, k0, k1, k2, k3, page, x=0):
-        """Keep region r's page as just drawn, for the key k0..k3 (r's least recently used slot gives way)."""
+    def _use(self, e):
+        self._used = u = (self._used + 1) & _MASK
+        e[7] = u
+        return e
+
+    def _keep_page(self, r, page, x=0):
+        """Keep region r's page as just drawn, for the key (_key) (r's least recently used slot gives way)."""
         if self.buf is None:
             return
-        # the slot least recently drawn or copied gives way (a step's page that comes back every
-        # deal stays while the cursor's pages of the games list come and go)
-        pages = self._pages
-        u = self._used
-        i = r * _KEPT
-        best = -1
-        for j in range(i, i + _KEPT):
-            e = pages[j]
-            if e is None or not e[0]:
-                best = j
-                break
-            if best < 0 or ((u - e[7]) & _MASK) > ((u - pages[best][7]) & _MASK):
-                best = j
-        i = best
-        e = pages[i]
+        i = self._oldest(r)
+        e = self._pages[i]
         if e is None:
-            e = pages[i] = [False, None, None, None, None, bytearray(_W), 0, 0]   # made once per slot
-        self._used = u = (u + 1) & _MASK
-        e[7] = u
+            e = self._pages[i] = self._slot()   # made once per slot
+        k = self._k
+        e[1] = k[0]
+        e[2] = k[1]
+        e[3] = k[2]
+        e[4] = k[3]
         e[5][:] = self._pv[page]
-        e[0] = True
-        e[1] = k0
-        e[2] = k1
-        e[3] = k2
-        e[4] = k3
         e[6] = x
+        e[0] = True
+        self._use(e)
+
+    def _oldest(self, r):
+        """Region r's slot to fill: an unmade or emptied one, else the one least recently drawn
+        or copied (a step's page that comes back every deal stays while the cursor's pages of
+        the games list come and go)."""
+        best = -1
+        age = -1
+        j = r * _KEPT
+        while j < r * _KEPT + _KEPT:
+            e = self._pages[j]
+            if e is None or not e[0]:
+                return j
+            a = (self._used - e[7]) & _MASK
+            if a > age:
+                best = j
+                age = a
+            j += 1
+        return best
+
+    def _slot(self):
+        return [False, None, None, None, None, bytearray(_W), 0, 0]
 
     def invalidate(self):
         for i in range(5):
@@ -326,7 +352,7 @@ class Screen:
             self._unmade -= 1
             i = (k >> 1) + (_KEPT if k & 1 else 0)
             if self._pages[i] is None:
-                self._pages[i] = [False, None, None, None, None, bytearray(_W), 0, 0]
+                self._pages[i] = self._slot()
             return True
         return False
 
@@ -400,11 +426,13 @@ class Screen:
                     # the key: the signature, the button's words, the banner
                     k1 = says[ui.lang] if says is not None else None
                     k2 = ui.banner if mode == U.ENTRY else None
-                if not keep or self._kept_page(0, names_kept, k1, k2, None, 1) is None:
+                if keep:
+                    self._key(names_kept, k1, k2, None)
+                if not keep or self._kept_page(0, 1) is None:
                     self._clear(1, 1, 0)
                     self._names(ui, m)
                     if keep:
-                        self._keep_page(0, names_kept, k1, k2, None, 1)
+                        self._keep_page(0, 1)
                 mask |= _NAMES
             if score != sig[2]:
                 sig[2] = score
@@ -676,7 +704,8 @@ class Screen:
             k1 = ok is not None
             k2 = ui.choice_text()
             k3 = len(ui.items) > 1
-            e = self._kept_page(1, word, k1, k2, k3, 7)
+            self._key(word, k1, k2, k3)
+            e = self._kept_page(1, 7)
             if e is not None:
                 # this step with this answer was drawn before: its page as it was
                 self._foot_word = word
@@ -685,7 +714,7 @@ class Screen:
             if word == self._foot_word:
                 # the same step: its name stays, the answer box is drawn over in full
                 self._choice(ui, self._foot_x)
-                self._keep_page(1, word, k1, k2, k3, 7, self._foot_x)
+                self._keep_page(1, 7, self._foot_x)
                 return
             self._clear(7, 1, 0)
             x = 0
@@ -695,7 +724,7 @@ class Screen:
             self._foot_word = word
             self._foot_x = x
             self._choice(ui, x)
-            self._keep_page(1, word, k1, k2, k3, 7, x)
+            self._keep_page(1, 7, x)
             return
         self._foot_word = None
         self._clear(7, 1, 0)

@@ -227,7 +227,8 @@ class Table:
     def submit(self, fields):
         """Check and fold one entry (a fresh dict without seq, which becomes the event);
         EventError leaves everything as it was."""
-        self.flush()
+        if self.pending is not None:
+            self.flush()
         m = self.match
         if m is None:
             raise EventError("type", "no match in play")

@@ -303,27 +303,30 @@ class Ui:
             self.idle = False
             return _NOTHING
         if k == K.PRESS:
-            t = K.at(ev)
-            c = self._chord
-            if c is not None and c != b and K.span(self._chord_t, t) < self.chord_ms:
-                # a second (or third) side within the window of the first: take the
-                # first back once, and keep the window open so no later one counts
-                if self._chord_kept:
-                    self._chord_kept = False
-                    self._take_back(self._chord_screen)
-                    self._chord = -1
-                return self._refuse(W.CHORD)
-            if not self.chord_ms:
-                return self._dispatch(k, b)
-            self._screen(self._chord_screen)
-            r = self._dispatch(k, b)
-            self._chord = b
-            self._chord_t = t
-            self._chord_kept = True
-            return r
+            return self._side_press(b, K.at(ev))
         self._chord = None
         self._chord_kept = False
         return self._dispatch(k, b)
+
+    def _side_press(self, b, t):
+        # (handle's own frame stays within 11 words: a bigger one is a heap allocation a call)
+        c = self._chord
+        if c is not None and c != b and K.span(self._chord_t, t) < self.chord_ms:
+            # a second (or third) side within the window of the first: take the
+            # first back once, and keep the window open so no later one counts
+            if self._chord_kept:
+                self._chord_kept = False
+                self._take_back(self._chord_screen)
+                self._chord = -1
+            return self._refuse(W.CHORD)
+        if not self.chord_ms:
+            return self._dispatch(K.PRESS, b)
+        self._screen(self._chord_screen)
+        r = self._dispatch(K.PRESS, b)
+        self._chord = b
+        self._chord_t = t
+        self._chord_kept = True
+        return r
 
     def _refuse(self, words, extra=""):
         """The press enters nothing: say why (the app beeps on REFUSED)."""
@@ -335,18 +338,12 @@ class Ui:
         flat tuple, or, into a list of 14 (the side press's, made once), written in place
         with the answers copied into a dict kept for it (a side press allocates no tuple
         and no dict)."""
-        m = self.table.match
+        if into is None:
+            return self._snapshot()
         d = self.deal
         a = d.answers
-        if into is None:
-            return (m.seq if m is not None else 0, self.mode, self.cursor, self.items, self.title, self.detail,
-                    self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps,
-                    d.done)
-        kept = self._chord_answers
-        while kept:
-            kept.popitem()         # not clear(): that frees the table, and the copy would grow it again
-        for key in a:
-            kept[key] = a[key]
+        self._keep_answers(a)
+        m = self.table.match
         into[0] = m.seq if m is not None else 0
         into[1] = self.mode
         into[2] = self.cursor
@@ -356,12 +353,28 @@ class Ui:
         into[6] = self.chosen
         into[7] = self._undo_target
         into[8] = d.step
-        into[9] = kept if a else None
+        into[9] = self._chord_answers if a else None
         into[10] = d.choices
         into[11] = d.fixed
         into[12] = d.steps
         into[13] = d.done
         return into
+
+    def _snapshot(self):
+        m = self.table.match
+        d = self.deal
+        a = d.answers
+        return (m.seq if m is not None else 0, self.mode, self.cursor, self.items, self.title, self.detail,
+                self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps,
+                d.done)
+
+    def _keep_answers(self, a):
+        # a side press's copy of the answers, in the dict kept for it (_screen's frame stays small)
+        kept = self._chord_answers
+        while kept:
+            kept.popitem()         # not clear(): that frees the table, and the copy would grow it again
+        for key in a:
+            kept[key] = a[key]
 
     def _take_back(self, s):
         m = self.table.match

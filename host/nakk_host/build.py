@@ -227,15 +227,17 @@ def tree(frozen=(), cache=None, fw=None, arch=PICO_ARCH):
 
 
 def native_files(fw=None):
-    """The firmware's sources holding native code (their .mpy is built for one architecture)."""
-    from nakk_host.simulator import needs_native
+    """The firmware's sources that cannot be built without an architecture (viper): a box
+    whose MicroPython has none we can build for cannot run them. (Those whose only native code
+    is @micropython.native are built as bytecode there: simulator.bytecode_of.)"""
+    from nakk_host.simulator import needs_arch
     fw = fw or firmware_dir()
     found = []
     for d, dirs, files in os.walk(os.path.join(fw, "nakk")):
         dirs.sort()
         for f in sorted(files):
             p = os.path.join(d, f)
-            if f.endswith(".py") and needs_native(p):
+            if f.endswith(".py") and needs_arch(p):
                 found.append(os.path.relpath(p, fw).replace(os.sep, "/"))
     return found
 

