@@ -80,13 +80,22 @@ def test_native_code_is_built_for_the_architecture_the_box_reports(tmp_path):
     for name, version in build.package()[1]:
         build.seed_dep(name, version, {name + ".py": str(src)}, cache)
     t = build.tree(cache=cache, arch=pico.arch)
-    # the header's arch bits: armv6m (4) for the viper module, none for all the rest
-    assert t["/nakk/glyphs.mpy"][2] >> 2 == 4
-    assert all(b[2] >> 2 == 0 for p, b in t.items() if p.endswith(".mpy") and p != "/nakk/glyphs.mpy")
+    # the files with native code: the viper glyph loop, and the press path's @micropython.native
+    from nakk_host.simulator import needs_native
+    fw = build.firmware_dir()
+    native = set()
+    for d, _, fs in os.walk(os.path.join(fw, "nakk")):
+        for f in fs:
+            if f.endswith(".py") and needs_native(os.path.join(d, f)):
+                native.add("/" + os.path.relpath(os.path.join(d, f), fw)[:-3].replace(os.sep, "/") + ".mpy")
+    assert {"/nakk/glyphs.mpy", "/nakk/font.mpy"} <= native
+    # the header's arch bits: armv6m (4) for those, none for all the rest
+    assert all(t[p][2] >> 2 == 4 for p in native)
+    assert all(b[2] >> 2 == 0 for p, b in t.items() if p.endswith(".mpy") and p not in native)
     x64 = build.tree(cache=cache, arch="x64")
-    assert x64["/nakk/glyphs.mpy"][2] >> 2 == 2
-    assert {p: b for p, b in x64.items() if p != "/nakk/glyphs.mpy"} == \
-        {p: b for p, b in t.items() if p != "/nakk/glyphs.mpy"}   # one byte-identical tree besides
+    assert all(x64[p][2] >> 2 == 2 for p in native)
+    assert {p: b for p, b in x64.items() if p not in native} == \
+        {p: b for p, b in t.items() if p not in native}   # one byte-identical tree besides
     with pytest.raises(build.BuildError) as e:
         build.tree(cache=cache, arch=None)
     assert "nakk/glyphs.py" in str(e.value) and "native" in str(e.value)

@@ -618,6 +618,12 @@ def forget():
     _inv.clear()
 
 
+def _row(o, b, w):
+    # bytes b into the frame at offset o, as bytecode: the VM slices without a slice object
+    # on the heap, native code makes one
+    _tbuf[o:o + w] = b
+
+
 @micropython.native
 def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
     """Draw s with its cell's top-left at (x, y) (or aligned on x); return the width drawn.
@@ -647,8 +653,7 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
                 if align:
                     x -= w // 2 if align == CENTER else w
                 if fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w:
-                    o = (y >> 3) * _TW + x
-                    _tbuf[o:o + w] = e[2] if color else _inverse(s, e)
+                    _row((y >> 3) * _TW + x, e[2] if color else _inverse(s, e), w)
                     return w
                 return _put_kept(fb, s, e, x, y, color, LEFT, True)
             c = _clipped(s, max_w)

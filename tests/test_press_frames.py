@@ -1,0 +1,93 @@
+"""The functions a deal's presses call every time keep their frames off the heap.
+
+MicroPython puts a bytecode function's frame (its arguments, locals and value stack) on the
+heap at every call when it is larger than 11 words (VM_MAX_STATE_ON_STACK in py/objfun.c),
+and frees it on return. On the Pico the app's heap is fragmented, and each such allocation
+scans the allocation table: ~0.1 ms a call on the emulated Pico in the middle of a match,
+against ~10 us for a frame on the C stack (docs/latency.md, "Frames on the heap"). A deal
+entry made some 35 of those calls. So each function below either fits in 11 words or is
+@micropython.native (its frame on the C stack, and machine code).
+
+The frame sizes are read from the unix port's compiler (`micropython -v -v` prints each
+code block's N_STATE and N_EXC_STACK: the numbers mpy-cross writes into the .mpy; an
+exception handler takes 3 words).
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import FIRMWARE, micropython_path
+
+WORDS = 11          # VM_MAX_STATE_ON_STACK / sizeof(mp_uint_t)
+
+# file -> functions (by name) a press of the deal entry calls, many of them several times
+HOT = {
+    "nakk/buttons.py": ["poll", "_replay", "_advance", "_due", "_sleep_ms", "_deadline", "_edge",
+                        "_edge1", "_fire", "_emit", "_deliver"],
+    "nakk/app.py": ["on_event", "frame"],
+    "nakk/ui.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_screen",
+                   "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
+    "nakk/dealform.py": ["answer", "_count", "_offers", "_taken", "_nobody", "_when_field", "_index",
+                         "_put_all", "show", "ok_choice"],
+    "nakk/event.py": ["check_envelope", "check_fields", "_check_field", "_check_kind", "_no_unknown",
+                      "_extra", "_find", "kind_ok", "_short"],
+    "nakk/table.py": ["submit"],
+    "nakk/match.py": ["apply"],
+    "nakk/render.py": ["_clear", "_key", "_kept_page", "_use", "_keep_page", "_oldest", "_mix",
+                       "_score_sig", "_ok_head"],
+    "nakk/font.py": ["text", "width", "digits", "digits_width", "_big_width", "_cached", "kept"],
+}
+MODULES = sorted({p[:-3].replace("/", ".") for p in HOT})
+
+
+def native(src, name):
+    """Whether def name(...) in src is decorated @micropython.native."""
+    return re.search(r"@micropython\.native\n\s*def %s\(" % re.escape(name), src) is not None
+
+
+@pytest.fixture(scope="module")
+def frames():
+    """{(file, function): words of its frame} for every bytecode function of the HOT files."""
+    exe = micropython_path()
+    env = dict(os.environ, MICROPYPATH=FIRMWARE + ":.frozen")
+    r = subprocess.run([exe, "-X", "heapsize=8M", "-v", "-v", "-c", "import " + ", ".join(MODULES)],
+                       capture_output=True, text=True, env=env, cwd=FIRMWARE, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = {}
+    # each code block: its "File ..., code block 'name'" line, then (further down, before the
+    # next block) its N_STATE and N_EXC_STACK lines
+    for block in re.split(r"\n(?=File )", r.stdout):
+        m = re.match(r"File (\S+), code block '([^']+)'", block)
+        n = re.search(r"^\(N_STATE (\d+)\)$", block, re.M)
+        e = re.search(r"^\(N_EXC_STACK (\d+)\)$", block, re.M)
+        if m and n and e:
+            words = int(n.group(1)) + 3 * int(e.group(1))
+            key = (m.group(1), m.group(2))
+            out[key] = max(words, out.get(key, 0))     # a name defined twice: the bigger
+    assert out, "micropython -v -v printed no N_STATE (a build without verbose output?)"
+    return out
+
+
+@pytest.mark.parametrize("rel", sorted(HOT))
+def test_hot_functions_keep_their_frames_on_the_c_stack(frames, rel):
+    with open(os.path.join(FIRMWARE, rel)) as f:
+        src = f.read()
+    big = []
+    for name in HOT[rel]:
+        assert re.search(r"def %s\(" % re.escape(name), src), "%s has no %s()" % (rel, name)
+        if native(src, name):
+            assert (rel, name) not in frames   # compiled to machine code, not bytecode
+            continue
+        words = frames.get((rel, name))
+        assert words is not None, "no frame size for %s %s" % (rel, name)
+        if words > WORDS:
+            big.append("%s: %d words" % (name, words))
+    assert not big, "%s: frames over %d words (allocated on the heap at every call): %s" % (
+        rel, WORDS, ", ".join(big))
+
+
+def test_the_check_sees_a_big_frame(frames):
+    # a function known to need a big frame (the score screen's whole drawing) is reported as such
+    assert frames[("nakk/render.py", "draw")] > WORDS
