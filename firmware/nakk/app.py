@@ -196,7 +196,7 @@ class App:
             self.frame()                      # the new score first, with "saving"
             if kind(ev) != PRESS:
                 self.flush()                  # only a side press can be half of a chord
-                return
+            return                            # (a side press's entry waits in the input task)
         self.frame()
         if self.ui.mode == U.START and gc.mem_free() < _COLLECT_BELOW:
             # The start wizard's garbage, when it runs the heap low: collected after its

@@ -53,6 +53,23 @@ def _index(choices, v):
     return -1
 
 
+def _choice_of(s, v):
+    """Step s's choice of value v, or its own OK answer of that value, or None."""
+    j = _index(s["choices"], v)
+    if j >= 0:
+        return s["choices"][j]
+    c = s.get("ok")
+    if c is not None and c["value"] == v:
+        return c
+    return None
+
+
+def _put_each(a, keys, v):
+    if keys is not None:
+        for k in keys:
+            a[k] = v
+
+
 def _put_all(a, sets):
     if sets is not None:
         for k in sets:
@@ -67,6 +84,7 @@ class DealEntry:
         self.answers = {}          # event fields answered so far
         self.done = 0              # bit i: step i was answered by a press (not skipped, not set by another)
         self.sides = 2             # sides of the match (a tally counts for each)
+        self._counting = False     # _offered's step is a tally
         self.choices = ()          # what the current step offers (its conditions applied)
         self.label = None          # the current step's label, and its choices' labels (show(), back())
         self.labels = ()
@@ -98,18 +116,22 @@ class DealEntry:
     # allocated on the heap at every call: ~0.1 ms on the Pico's app heap), hence the helpers.
     def _offered(self, stp):
         out = []
-        count = "count" in stp
+        self._counting = "count" in stp
         for c in stp["choices"]:
-            if self._offers(c, count):
+            if self._offers(c):
                 out.append(c)
         return out
 
-    def _offers(self, c, count):
+    def _offers(self, c):
         w = c.get("when")
-        if w is not None and self.answers.get(w[0], self.fixed.get(w[0])) not in w[1]:
+        if w is not None and self._given(w[0]) not in w[1]:
             return False
         # a tally's "one for nobody" is given once
-        return not (count and "sets" in c and self._taken(c))
+        return not (self._counting and "sets" in c and self._taken(c))
+
+    def _given(self, field):
+        """The answer to field so far (or the form's fixed value), or None."""
+        return self.answers.get(field, self.fixed.get(field))
 
     def _taken(self, c):
         for k in c["sets"]:
@@ -126,21 +148,27 @@ class DealEntry:
             return None
         if field is None:
             return self.step
-        return self._value_key(field, self.answers.get(field, self.fixed.get(field)))
+        return self._value_key(field, self._given(field))
 
     def _value_key(self, field, v):
         # a small int, not a (step, value) tuple (an allocation per press): the step, and
         # where the value is among the choices of the step that asks for the field
+        s = self._asks(field)
+        if s is not None:
+            j = _index(s["choices"], v)
+            if j >= 0:
+                return 1000 + self.step * 100 + j
+            c = s.get("ok")
+            if c is not None and c["value"] == v:
+                return 1000 + self.step * 100 + 99
+        return (self.step, v)
+
+    def _asks(self, field):
+        """The first step that asks for field, or None."""
         for s in self.steps:
             if s["key"] == field:
-                j = _index(s["choices"], v)
-                if j >= 0:
-                    return 1000 + self.step * 100 + j
-                c = s.get("ok")
-                if c is not None and c["value"] == v:
-                    return 1000 + self.step * 100 + 99
-                break
-        return (self.step, v)
+                return s
+        return None
 
     def _nobody(self, stp):
         """Whether a tally step's "one for nobody" is given already."""
@@ -212,7 +240,7 @@ class DealEntry:
         screen keeps saying which game a result is for."""
         field = stp.get("named")
         if field is not None:
-            c = self._named(field, self.answers.get(field, self.fixed.get(field)))
+            c = self._named(field, self._given(field))
             if c is not None:
                 return c.get("name", c["label"])
         return stp["label"]
@@ -220,13 +248,8 @@ class DealEntry:
     def _named(self, field, v):
         # the choice answering field with v (or the step's own OK answer: a pokk), or None
         for s in self.steps:
-            if s["key"] == field:
-                j = _index(s["choices"], v)
-                if j >= 0:
-                    return s["choices"][j]
-                c = s.get("ok")
-                if c is not None and c["value"] == v:
-                    return c
+            if s["key"] == field and _choice_of(s, v) is not None:
+                return _choice_of(s, v)
         return None
 
     def fields(self):
@@ -235,15 +258,17 @@ class DealEntry:
         # grown (a literal grows it two or three times on the way, each a multi-block
         # allocation: ~0.5 ms apiece on the Pico's fragmented heap, docs/latency.md)
         ev = _EVENT.copy()
-        for key in self.fixed:
-            ev[key] = self.fixed[key]
-        for key in self.answers:
-            ev[key] = self.answers[key]
+        _put_all(ev, self.fixed)
+        _put_all(ev, self.answers)
         for stp in self.steps:
-            if "count" in stp and stp["key"] in ev:
-                v = ev[stp["key"]]
-                ev[stp["key"]] = [(v >> 6 * i) & 63 for i in range(self.sides)]
+            self._to_list(ev, stp)
         return ev
+
+    def _to_list(self, ev, stp):
+        # a tally's small int (6 bits a side) as the event's list
+        if "count" in stp and stp["key"] in ev:
+            v = ev[stp["key"]]
+            ev[stp["key"]] = [(v >> 6 * i) & 63 for i in range(self.sides)]
 
     def answer(self, c, side):
         """Choice c of the current step, committed by side index `side` (None: by OK)."""
@@ -273,10 +298,7 @@ class DealEntry:
     def _by_side(self, c, side):
         a = self.answers
         a[c["side"]] = SIDES[side]
-        also = c.get("also")
-        if also is not None:
-            for k in also:
-                a[k] = SIDES[side]
+        _put_each(a, c.get("also"), SIDES[side])
         opp = c.get("opp")
         if opp is not None:
             a[opp] = SIDES[1 - side]

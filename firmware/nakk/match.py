@@ -14,6 +14,10 @@ from nakk.event import EventError, FORMAT_VERSION, SIDES, check_envelope, parse
 UNDOABLE = ("deal", "redeal", "penalty", "adjust", "forfeit")
 
 
+def _too_new(fs, v):
+    raise EventError(fs[0], "needs event format %d (this match is format %d)" % (fs[1], v))
+
+
 class Match:
     def __init__(self, history=None):
         """history: a function returning a fresh iterator over the events
@@ -110,11 +114,7 @@ class Match:
         # The rules check everything before they change the state, so a
         # rejected event leaves it as it was (a property test holds them to it).
         if t == "deal":
-            v = self.setup["v"]
-            for f, since in self.rules.newer_fields:
-                if v < since and f in ev:
-                    raise EventError(f, "needs event format %d (this match is format %d)" % (since, v))
-            self.rules.deal(self.st, ev, self.cfg)
+            self._deal(ev)
         elif t == "redeal":
             self.rules.redeal(self.st, ev, self.cfg)
         elif t == "penalty":
@@ -132,6 +132,15 @@ class Match:
             self.confirmed = []
         if self.disputed:
             self.disputed = []
+
+    # (_undoable's helpers keep its frame and theirs within 11 words: on the Pico a bigger
+    # frame is a heap allocation at every call, and a deal's entry goes through here)
+    def _deal(self, ev):
+        v = self.setup["v"]
+        for fs in self.rules.newer_fields:
+            if v < fs[1] and fs[0] in ev:
+                _too_new(fs, v)
+        self.rules.deal(self.st, ev, self.cfg)
 
     def _forfeit(self, by):
         st = self.st
