@@ -37,7 +37,8 @@ HOT = {
     "nakk/match.py": ["apply"],
     "nakk/render.py": ["_clear", "_key", "_kept_page", "_use", "_keep_page", "_oldest", "_mix",
                        "_score_sig", "_ok_head"],
-    "nakk/font.py": ["text", "width", "digits", "digits_width", "_big_width", "_cached", "kept"],
+    "nakk/font.py": ["text", "_row", "_run", "width", "digits", "digits_width", "_big_width", "_cached",
+                     "kept"],
 }
 MODULES = sorted({p[:-3].replace("/", ".") for p in HOT})
 
