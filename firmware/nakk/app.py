@@ -26,7 +26,7 @@ What other tasks may use (the link, the simulator's control channel):
   settled()           no event queued or latched, no entry unsaved, no button held
 """
 
-from nakk.compat import clock, const
+from nakk.compat import clock, const, micropython
 
 try:
     # The judge's link owns the USB port from the app's first instant, before the
@@ -250,6 +250,8 @@ class App:
         self.screen.keep_detail(ui.undo_words())
 
     # ------------------------------------------------------------ tasks
+    # native: its exception handler makes a frame of 16 words, which bytecode puts on the heap
+    @micropython.native
     def _press(self, ev):
         """The driver's sink (Buttons.sink): each event, handled in the driver's own task
         right after the poll that decided it (one task woken by the ISR, not two)."""

@@ -41,7 +41,7 @@ What render (and the app) read of a Ui -- its surface, nothing else:
   sound, assignment   the beep setting, the judge's assignment (or None)
 """
 
-from nakk.compat import const
+from nakk.compat import const, micropython
 
 from nakk import buttons as K
 from nakk import menus
@@ -428,6 +428,8 @@ class Ui:
             return b
         return None
 
+    # native: its exception handler makes a frame of 17 words, which bytecode puts on the heap
+    @micropython.native
     def _submit(self, fields):
         try:
             self.table.submit(fields)

@@ -43,6 +43,12 @@ def side_index(value, n, field):
     for i in range(n):
         if SIDES[i] == value:
             return i
+    _not_a_side(field, n)
+
+
+def _not_a_side(field, n):
+    # (apart, so that side_index's frame, which every deal's entry needs, stays within 11
+    # words: a bigger one is a heap allocation at every call on the Pico)
     raise EventError(field, "must be one of " + ", ".join(SIDES[:n]))
 
 

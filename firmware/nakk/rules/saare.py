@@ -85,6 +85,27 @@ def _settings(year2020):
     )
 
 
+def _mark_bonuses(st, per_mark, counted):
+    """Karvane +1 per mark, or +1 for any (SM-10); none for a partii given up without them."""
+    for i in range(2):
+        _mark_bonus(st, i, per_mark, counted)
+
+
+def _mark_bonus(st, i, per_mark, counted):
+    marks = st.marks[i] if counted else 0
+    st.bonus[i] = marks if per_mark else (1 if marks else 0)
+
+
+def _prillid(st, cfg):
+    """Prillid +2 to the winner when the loser has no nakk (L48, SM-11)."""
+    loser = other(st.winner)
+    held = st.score[loser]
+    if not cfg["prillid_counts_penalty_nakks"]:
+        held -= st.received[loser]
+    if held <= 0:
+        st.bonus[st.winner] += 2
+
+
 class Saare(Ruleset):
     family = "saare"
     sides = 2
@@ -174,11 +195,10 @@ class Saare(Ruleset):
 
     def _points(self, game, maker, winner, result, value, cfg):
         """Nakks to the winner of a completed deal, and whether it earns a karvane mark."""
-        pits = game in _PITS
         points = value
         if winner != maker and (cfg["beaten_bonus_applies_to_pits_and_blind"] or game not in _BLIND_OR_PITS):
             points += 2                                   # the trump was beaten (L44)
-        no_jann = pits and not cfg["pits_jann_bonus"]     # "Jänni ei märgita" (L38, SM-05)
+        no_jann = game in _PITS and not cfg["pits_jann_bonus"]   # "Jänni ei märgita" (L38, SM-05)
         if result == CAPTURE:
             return points, True                           # automatic karvane, no jänn (SM-06)
         if result == KARVANE:
@@ -362,18 +382,11 @@ class Saare(Ruleset):
     def _end_bonuses(self, st, cfg, which):
         """Karvane +1 (SM-10) and prillid +2 (SM-11), added at the end of the partii; which:
         all, karvane or none (forfeit_end_bonuses, for a partii given up)."""
-        for i in range(2):
-            marks = st.marks[i] if which != "none" else 0
-            st.bonus[i] = marks if cfg["karvane_bonus"] == "per-mark" else (1 if marks else 0)
-        if which != "all":
-            return
-        winner = st.winner
-        loser = other(winner)
-        held = st.score[loser]
-        if not cfg["prillid_counts_penalty_nakks"]:
-            held -= st.received[loser]
-        if held <= 0:
-            st.bonus[winner] += 2  # prillid: the loser has no nakk (L48, SM-11)
+        # (in steps whose frames stay within 11 words: a bigger one is a heap allocation at
+        # every call on the Pico, and this runs in the press that ends the partii)
+        _mark_bonuses(st, cfg["karvane_bonus"] == "per-mark", which != "none")
+        if which == "all":
+            _prillid(st, cfg)
 
     # ------------------------------------------------------------ what the box shows
 
