@@ -60,3 +60,12 @@ def test_native_functions_build_as_bytecode_without_an_architecture(rel, tmp_pat
 
 def test_there_are_firmware_files():
     assert "nakk/match.py" in FILES and "nakk/rules/saare.py" in FILES
+
+
+def test_bytecode_of_blanks_only_the_native_decorator_lines():
+    from nakk_host.simulator import bytecode_of
+    src = (b"import x\n    @micropython.native  # its frame off the heap\n    def f(a):\n"
+           b"        return a  # @micropython.native is named here, not used\n@micropython.viper\ndef g(): pass\n")
+    assert bytecode_of(src) == (b"import x\n\n    def f(a):\n"
+                                b"        return a  # @micropython.native is named here, not used\n"
+                                b"@micropython.viper\ndef g(): pass\n")

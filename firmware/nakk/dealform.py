@@ -64,6 +64,14 @@ def _choice_of(s, v):
     return None
 
 
+def _counted(got, sides):
+    """The counts a tally's small int gives all sides (6 bits a side)."""
+    n = 0
+    for i in range(sides):
+        n += (got >> 6 * i) & 63
+    return n
+
+
 def _put_each(a, keys, v):
     if keys is not None:
         for k in keys:
@@ -187,13 +195,15 @@ class DealEntry:
         n = stp.get("count")
         if n is None:
             return 0
-        got = self.answers.get(stp["key"], 0)
-        for i in range(self.sides):
-            n -= (got >> 6 * i) & 63
+        return n - _counted(self.answers.get(stp["key"], 0), self.sides) - self._nobodies(stp)
+
+    def _nobodies(self, stp):
+        """How many of a tally step's "one for nobody" answers are given."""
+        k = 0
         for c in stp["choices"]:
             if "sets" in c and self._taken(c):
-                n -= 1
-        return n
+                k += 1
+        return k
 
     def tally(self, side):
         """The count given to side so far on the current tally step, or -1 on another step."""
@@ -247,6 +257,7 @@ class DealEntry:
 
     def _named(self, field, v):
         # the choice answering field with v (or the step's own OK answer: a pokk), or None
+        # (_choice_of asked again when found, not kept: a local more makes the frame 12 words)
         for s in self.steps:
             if s["key"] == field and _choice_of(s, v) is not None:
                 return _choice_of(s, v)

@@ -410,10 +410,16 @@ def kind_ok(value, kind):
 # event it makes), hence the small steps.
 def check_fields(ev, required, optional):
     """Check an event's fields against (name, kind) lists; unknown fields are rejected (optional=None: not checked)."""
-    for f in required:
+    check_pair(ev, (required, optional))
+
+
+def check_pair(ev, pair):
+    """check_fields with its two lists in one pair made once (SCHEMA's, a ruleset's constant):
+    the deal entry checks each event twice, and then makes no tuple for it."""
+    for f in pair[0]:
         _check_field(ev, f)
-    if optional is not None:
-        _no_unknown(ev, (required, optional))
+    if pair[1] is not None:
+        _no_unknown(ev, pair)
 
 
 def _check_field(ev, f):
@@ -464,7 +470,7 @@ def check_envelope(ev):
     t = ev.get("type")
     if not isinstance(t, str) or t not in SCHEMA:
         raise EventError("type", "must be one of " + ", ".join(TYPES))
-    check_fields(ev, SCHEMA[t][0], SCHEMA[t][1])
+    check_pair(ev, SCHEMA[t])
     _short(ev, "note")
     _short(ev, "reason")
     return t

@@ -648,9 +648,8 @@ def text(fb, s, x, y, color=1, align=LEFT, max_w=0, scale=1, keep=True):
         if e is not None:
             w = e[1]
             if max_w <= 0 or w <= max_w:
-                # the common case inline (each call and test costs a few µs on the Pico, and a
-                # frame draws dozens of words): a kept word on a page row of the frame (colour 0:
-                # its inverted bytes, over a lit box)
+                # the common case first (a frame draws dozens of words): a kept word on a page
+                # row of the frame (colour 0: its inverted bytes, over a lit box), copied
                 if align:
                     x -= w // 2 if align == CENTER else w
                 if fb is _tfb and not (y & 7) and 0 <= y < 64 and 0 <= x <= _TW - w:
@@ -799,7 +798,7 @@ def digits(fb, s, x, y, color=1, align=LEFT):
     if align != LEFT:
         w = _big_width(s, n)
         x -= w // 2 if align == CENTER else w
-    if _G is not None and fb is _tfb and color and not isinstance(s, str):
+    if _G is not None and fb is _tfb and fb is not None and color and not isinstance(s, str):
         # bytes onto the display's frame: the viper loop (-1: not within it, drawn below)
         w = _G.big(_tbuf, s, n, x, y, 1)
         if w >= 0:

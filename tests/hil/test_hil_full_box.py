@@ -32,6 +32,7 @@ DUMP_PIN = 10             # free on the reference build (hardware/pins)
 GAP_US = 150000           # a release to the next press
 SETTLE_US = 400000        # a press's frames (and an entry's save) are done by then
 
+assert b"    asyncio.run(a.run())" in B.MAIN      # where PLAY_MAIN adds its heap report
 PLAY_MAIN = B.MAIN.replace(b"    asyncio.run(a.run())", b"""    from machine import Pin
     flag = asyncio.ThreadSafeFlag()
     pin = Pin(%d, Pin.IN, Pin.PULL_UP)

@@ -4,7 +4,7 @@ References ([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
 sentence of the Estonian texts (the primary source) that each rests on.
 """
 
-from nakk.event import EventError, SIDES
+from nakk.event import EventError, SIDES, check_pair
 from nakk.rules.common import IntRange, Ruleset, Setting, cached_form, choice, eyes_and_tricks, keep_form, \
     pokk_or_winner, step, other, wrapped
 
@@ -26,6 +26,8 @@ NAKKS_PER_RING = 4     # 4 nakks make a ring; 4 rings (16) win: the gauge and th
 _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner", "side"),
                 ("capture", "side"), ("sohk", "side"), ("eyes", "list"), ("tricks", "list"),
                 ("trump", "str"), ("note", "str"))
+# (required, optional) in one pair made once: a deal entry checks its event without a tuple
+_DEAL_CHECK = ((), _DEAL_FIELDS)
 
 
 def _common_settings(year2020):
@@ -146,7 +148,7 @@ class Saare(Ruleset):
     # ------------------------------------------------------------ deals
 
     def deal(self, st, ev, cfg):
-        self.check(ev, (), _DEAL_FIELDS)
+        check_pair(ev, _DEAL_CHECK)
         if st.over:
             raise EventError("", "the partii is over")
         game = ev.get("game")

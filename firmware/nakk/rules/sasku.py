@@ -6,7 +6,7 @@ event lists. References ([TS-nn], [T-P1], [Lnn] ...) are explained in
 docs/rules.md, with the sentence of the Estonian text each rests on.
 """
 
-from nakk.event import EventError, SIDES
+from nakk.event import EventError, SIDES, check_pair
 from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, pokk_or_winner, step, other
 
 SUIT, RUUTU, ULEKULA = "suit", "ruutu", "ulekula"
@@ -18,6 +18,8 @@ OFFENCES = ("comment", "revoke", "overbid", "other")
 _DEAL_FIELDS = (("board", "int"), ("contract", "str"), ("maker", "side"), ("result", "str"),
                 ("winner", "side"), ("eyes", "list"), ("tricks", "list"), ("offence", "str"),
                 ("offender", "side"), ("award", "list"), ("trump", "str"), ("note", "str"))
+# (required, optional) in one pair made once: a deal entry checks its event without a tuple
+_DEAL_CHECK = ((("board", "int"),), _DEAL_FIELDS)
 
 
 class Sasku(Ruleset):
@@ -110,7 +112,7 @@ class Sasku(Ruleset):
         return None
 
     def deal(self, st, ev, cfg):
-        self.check(ev, (("board", "int"),), _DEAL_FIELDS)
+        check_pair(ev, _DEAL_CHECK)
         if st.over:
             raise EventError("", "all boards of this match are played")
         board = ev["board"]

@@ -5,7 +5,7 @@ References ([SC-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
 sentence of the Estonian text each rests on.
 """
 
-from nakk.event import EventError, SIDES
+from nakk.event import EventError, SIDES, check_pair
 from nakk.rules.common import IntRange, Ruleset, Setting, cached_form, choice, keep_form, step, wrapped
 
 POINTS = ("high", "low", "right", "left", "joker")
@@ -18,6 +18,8 @@ _BID_LINES = {}    # bid, bidder and lang as one int -> the line banner() shows
 _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "side"),
                 ("right", "side"), ("left", "side"), ("joker", "side"), ("game", "any"),
                 ("counts", "list"), ("tally", "list"), ("trump", "str"), ("note", "str"))
+# (required, optional) in one pair made once: a deal entry checks its event without a tuple
+_DEAL_CHECK = ((("bidder", "side"), ("bid", "int")), _DEAL_FIELDS)
 
 
 class Schmier(Ruleset):
@@ -53,7 +55,7 @@ class Schmier(Ruleset):
     )
 
     def deal(self, st, ev, cfg):
-        self.check(ev, (("bidder", "side"), ("bid", "int")), _DEAL_FIELDS)
+        check_pair(ev, _DEAL_CHECK)
         if st.over:
             raise EventError("", "the game is over")
         bidder = self.side(ev, "bidder")
