@@ -426,12 +426,12 @@ def _check_field(ev, f):
     name = f[0]
     if name not in ev:
         raise EventError(name, "missing")
-    _check_kind(ev, name, f[1])
+    if not kind_ok(ev[name], f[1]):
+        _wrong_kind(name, f[1])
 
 
-def _check_kind(ev, name, kind):
-    if not kind_ok(ev[name], kind):
-        raise EventError(name, "must be %s" % _KIND_WORDS[kind])
+def _wrong_kind(name, kind):
+    raise EventError(name, "must be %s" % _KIND_WORDS[kind])
 
 
 def _no_unknown(ev, lists):
@@ -446,7 +446,8 @@ def _extra(ev, name, lists):
         kind = _find(lists[1], name)
         if kind is None:
             raise EventError(name, "unknown field for a %s event" % ev.get("type"))
-        _check_kind(ev, name, kind)
+        if not kind_ok(ev[name], kind):
+            _wrong_kind(name, kind)
 
 
 def _find(fields, name):

@@ -114,7 +114,8 @@ class Match:
         # The rules check everything before they change the state, so a
         # rejected event leaves it as it was (a property test holds them to it).
         if t == "deal":
-            self._deal(ev)
+            self._format_has(ev)
+            self.rules.deal(self.st, ev, self.cfg)
         elif t == "redeal":
             self.rules.redeal(self.st, ev, self.cfg)
         elif t == "penalty":
@@ -135,12 +136,12 @@ class Match:
 
     # (_undoable's helpers keep its frame and theirs within 11 words: on the Pico a bigger
     # frame is a heap allocation at every call, and a deal's entry goes through here)
-    def _deal(self, ev):
+    def _format_has(self, ev):
+        # the deal's fields are in the match's event format
         v = self.setup["v"]
         for fs in self.rules.newer_fields:
             if v < fs[1] and fs[0] in ev:
                 _too_new(fs, v)
-        self.rules.deal(self.st, ev, self.cfg)
 
     def _forfeit(self, by):
         st = self.st
