@@ -22,7 +22,7 @@ from nakk_host.simulator import LONG_MS, SHORT_MS, parse_keys  # noqa: E402
 
 MATCHES = 100
 # Heap left after boot with a full box. A match played on it needs ~20 KB more (measured by the
-# second test: ~48 KB free after boot, ~29 KB once the match is over and collected). The figure
+# second test: ~47 KB free after boot, ~27 KB once the match is over and collected). The figure
 # after boot moves in steps of ~8 KB with the number of names the firmware has: MicroPython
 # keeps the names (qstrs) of the loaded code in pools that double, and the pool a match start
 # used to allocate (the ruleset's names) is now allocated at boot (docs/latency.md).
