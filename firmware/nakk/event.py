@@ -56,6 +56,12 @@ class EventError(ValueError):
 # then lets json.loads build the objects. The checker rejects what RFC 8259
 # rejects, and also floats, exponents, deep nesting and duplicate keys (found
 # by counting keys in the text and in the result), none of which an event needs.
+#
+# A parse keeps all its state in its own frames, none in the module: the judge's
+# tool parses in a thread per box (`nakk sync`). So the buffer is passed down to
+# _fail, and _check_value returns the keys it counted with its end index in one
+# small int, end + _KEYS * keys (an index is at most MAX_LINE < _KEYS; a line
+# holds under 1024 keys): a tuple per value would allocate.
 
 _WS = b" \t\r\n"
 _ESC = b'"\\/bfnrt'
@@ -66,13 +72,12 @@ class _Bad(Exception):
     pass
 
 
-_line = b""  # the line being checked, so that _fail can tell bad UTF-8 from bad JSON
+_KEYS = 4096
 
 
-def _fail(pos, why):
+def _fail(b, pos, why):
     # a byte >= 0x80 where JSON wanted something else may be the start of text
     # that is not UTF-8 at all (Latin-1, UTF-16, a binary file): say that instead
-    b = _line
     if pos < len(b) and b[pos] >= 0x80 and _utf8_len(b, pos, len(b)) == 0:
         _not_utf8(b, pos)
     raise EventError("", "invalid JSON at column %d: %s" % (pos + 1, why))
@@ -114,42 +119,40 @@ def _skip_ws(b, i, n):
     return i
 
 
-_nkeys = 0  # keys seen by the checker in the line being parsed (a global: returning tuples would allocate)
-
-
 def _check_value(b, i, n, depth):
-    """Check one JSON value starting at b[i]; return the index after it."""
-    global _nkeys
+    """Check one JSON value starting at b[i]; return the index after it + _KEYS * the object keys in it."""
     i = _skip_ws(b, i, n)
     if i >= n:
-        _fail(i, "unexpected end")
+        _fail(b, i, "unexpected end")
     c = b[i]
     if c == 0x7B or c == 0x5B:  # { [
         if depth >= _MAX_DEPTH:
-            _fail(i, "nested too deep")
+            _fail(b, i, "nested too deep")
         close = 0x7D if c == 0x7B else 0x5D
         i = _skip_ws(b, i + 1, n)
         if i < n and b[i] == close:
             return i + 1
+        keys = 0
         while True:
             if c == 0x7B:
                 i = _skip_ws(b, i, n)
                 if i >= n or b[i] != 0x22:
-                    _fail(i, "expected a key")
+                    _fail(b, i, "expected a key")
                 i = _check_string(b, i, n)
-                _nkeys += 1
+                keys += 1
                 i = _skip_ws(b, i, n)
                 if i >= n or b[i] != 0x3A:
-                    _fail(i, "expected ':'")
+                    _fail(b, i, "expected ':'")
                 i += 1
             i = _check_value(b, i, n, depth + 1)
-            i = _skip_ws(b, i, n)
+            keys += i // _KEYS
+            i = _skip_ws(b, i % _KEYS, n)
             if i < n and b[i] == 0x2C:
                 i += 1
                 continue
             if i < n and b[i] == close:
-                return i + 1
-            _fail(i, "expected ',' or '%s'" % ("}" if close == 0x7D else "]"))
+                return i + 1 + _KEYS * keys
+            _fail(b, i, "expected ',' or '%s'" % ("}" if close == 0x7D else "]"))
     if c == 0x22:
         return _check_string(b, i, n)
     if c == 0x2D or 0x30 <= c <= 0x39:
@@ -158,7 +161,7 @@ def _check_value(b, i, n, depth):
         k = len(word)
         if i + k <= n and _same(b, i, word):
             return i + k
-    _fail(i, "unexpected character")
+    _fail(b, i, "unexpected character")
 
 
 def _same(b, i, word):
@@ -172,22 +175,22 @@ def _check_string(b, i, n):
     i += 1
     while True:
         if i >= n:
-            _fail(i, "unterminated string")
+            _fail(b, i, "unterminated string")
         c = b[i]
         if c == 0x22:
             return i + 1
         if c == 0x5C:
             if i + 1 >= n or b[i + 1] not in _ESC and b[i + 1] != 0x75:
-                _fail(i, "bad escape")
+                _fail(b, i, "bad escape")
             if b[i + 1] == 0x75:  # \uXXXX
                 for k in range(i + 2, i + 6):
                     if k >= n or b[k] not in _HEX:
-                        _fail(i, "bad \\u escape")
+                        _fail(b, i, "bad \\u escape")
                 i += 6
             else:
                 i += 2
         elif c < 0x20:
-            _fail(i, "control character in string")
+            _fail(b, i, "control character in string")
         elif c < 0x80:
             i += 1
         else:  # a UTF-8 sequence: lead byte, then continuation bytes 10xxxxxx
@@ -202,15 +205,15 @@ def _check_number(b, i, n):
     if b[i] == 0x2D:
         i += 1
     if i >= n or not 0x30 <= b[i] <= 0x39:
-        _fail(i, "bad number")
+        _fail(b, i, "bad number")
     if b[i] == 0x30 and i + 1 < n and 0x30 <= b[i + 1] <= 0x39:
-        _fail(i, "leading zero")
+        _fail(b, i, "leading zero")
     while i < n and 0x30 <= b[i] <= 0x39:
         i += 1
     if i < n and (b[i] == 0x2E or b[i] == 0x65 or b[i] == 0x45):
-        _fail(i, "only whole numbers are allowed")
+        _fail(b, i, "only whole numbers are allowed")
     if i - start > 10:
-        _fail(start, "number too long")
+        _fail(b, start, "number too long")
     return i
 
 
@@ -238,20 +241,16 @@ def parse(line):
     n = len(line)
     if n > MAX_LINE:
         raise EventError("", "line longer than %d bytes" % MAX_LINE)
-    global _nkeys, _line
-    _line = line
-    try:
-        i = _skip_ws(line, 0, n)
-        if i >= n or line[i] != 0x7B:
-            _fail(i, "an event is a JSON object")
-        _nkeys = 0
-        end = _check_value(line, i, n, 0)
-        if _skip_ws(line, end, n) != n:
-            _fail(end, "text after the object")
-    finally:
-        _line = b""  # keep no reference to the caller's buffer
+    i = _skip_ws(line, 0, n)
+    if i >= n or line[i] != 0x7B:
+        _fail(line, i, "an event is a JSON object")
+    end = _check_value(line, i, n, 0)
+    keys = end // _KEYS
+    end = end % _KEYS
+    if _skip_ws(line, end, n) != n:
+        _fail(line, end, "text after the object")
     out = json.loads(line)
-    if _count_keys(out) != _nkeys:
+    if _count_keys(out) != keys:
         raise EventError("", "invalid JSON: a duplicate key")
     return out
 
@@ -263,22 +262,36 @@ def encode(obj):
 
     Written into one buffer made at import (events are at most MAX_LINE
     bytes), so encoding an event allocates little more than its bytes: the
-    device encodes every entry as it is made."""
-    buf = _ebuf
+    device encodes every entry as it is made. Thread-safe: each encode takes a buffer
+    from _bufs and gives it back, so two threads never write into the same one."""
+    bufs = _bufs
+    buf = bufs.pop() if bufs else bytearray(MAX_LINE)   # list.pop is atomic in CPython
+    try:
+        n = _enc(obj, buf, 0)
+        out = bytes(memoryview(buf)[:n])
+    except IndexError:
+        out = _encode_big(obj, len(buf) * 4)
+    finally:
+        bufs.append(buf)
+    return out
+
+
+def _encode_big(obj, size):
+    # bigger than an event (a summary, a report): a larger buffer, this once
     while True:
+        buf = bytearray(size)
         try:
-            n = _enc(obj, buf, 0)
-            return bytes(memoryview(buf)[:n])
+            return bytes(memoryview(buf)[:_enc(obj, buf, 0)])
         except IndexError:
-            # bigger than an event (a summary, a report): a larger buffer, this once
-            buf = bytearray(len(buf) * 4)
+            size *= 4
 
 
 def encode_view(obj):
     """encode(obj) as a memoryview of the encoder's own buffer, not copied: valid only until
     the next encode. For a reply written out at once (nakk.link), so a box whose heap is
     fragmented needs no block of the reply's size (a `get` reply is ~1.3 KB). Bigger than
-    the buffer: encode()'s copy."""
+    the buffer: encode()'s copy. The box's single thread only (it writes the one buffer
+    made at import, which a concurrent encode may hold)."""
     try:
         n = _enc(obj, _ebuf, 0)
     except IndexError:
@@ -289,6 +302,7 @@ def encode_view(obj):
 # made at import, while the box's heap is still in one piece: made on first use, a full
 # box's first `get` (a sync before any entry) needed 2 KB in one block of a fragmented heap
 _ebuf = bytearray(MAX_LINE)
+_bufs = [_ebuf]   # the encoders' free buffers: on the box only ever this one; a thread more, one more
 _HEXOUT = b"0123456789abcdef"  # the encoder writes lower case; the parser's _HEX takes both
 
 
