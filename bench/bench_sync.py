@@ -8,9 +8,16 @@
    (signature, recompute with nakk.rules, insert, commit in batches);
 3. N simulated boxes with 2 matches each synced in one run (wall time);
 4. the heap the link costs on the box (unix port, 64-bit: Pico objects are
-   about half): per idle poll, per frame, at rest.
+   about half): per idle poll, per frame, at rest;
+5. a hall: N boxes x M matches synced at once, on clean links and then
+   through a relay (tests/relay.py) that drops, flips and inserts bytes at a
+   byte error rate on every link: results stored, flagged, duplicated, and
+   when each box's sync ended.
 Targets (issue 10): >= 50 matches/s from one box, >= 2000 results/s verified
-and stored, 25 boxes in under 10 s, 0 B per idle poll.
+and stored, 25 boxes in under 10 s, 0 B per idle poll. Issue 21: 25 x 40
+stored 1000 / flagged 0 / duplicates 0; at 1e-3, every sync within 30 s.
+
+    .venv/bin/python bench/bench_sync.py --only hall     # just part 5 (~5 min on 2 cores)
 """
 import argparse
 import hashlib
@@ -123,19 +130,76 @@ def link_heap(tmp):
              f["frame_get_next"], f["frame_noise_line"], f["frame_damaged"]))
 
 
+def hall(tmp, k, m, rate):
+    """k boxes with m finished matches each, synced at once (through the noisy relay when rate > 0)."""
+    import relay as R
+    tag = "noisy" if rate else "clean"
+    db = os.path.join(tmp, "hall-%s.db" % tag)
+    t0 = time.perf_counter()
+    images = [boxes.paired_box(tmp, "%s%02d" % (tag, i), db, count=m, seed=i + 1)[0] for i in range(k)]
+    fill = time.perf_counter() - t0
+    sims = []
+    rel = R.Relay(seed=2026) if rate else None
+    ends = {}
+    try:
+        for img in images:
+            sims.append(Simulator(img, register=False))
+        ports = [D.Port(rel.add(s.tty, rate).url if rel else s.tty) for s in sims]
+        t0 = time.perf_counter()
+        reps = S.sync(ports, db, on_done=lambda r: ends.__setitem__(r.port.url, time.perf_counter() - t0))
+        dt = time.perf_counter() - t0
+        faults = sum(x.faults for x in rel.links) if rel else 0
+    finally:
+        if rel:
+            rel.close()
+        for s in sims:
+            s.close()
+    conn = store.open_db(db)
+    try:
+        rows = conn.execute("SELECT result_id, status, device_id, match_no FROM results").fetchall()
+    finally:
+        conn.close()
+    flagged = sum(1 for r in rows if r[1] != "verified")
+    dupes = (len(rows) - len({r[0] for r in rows})) + (len(rows) - len({(r[2], r[3]) for r in rows})) \
+        + (sum(len(r.new) for r in reps) - len({x for r in reps for x in r.new}))
+    times = sorted(ends.values())
+    failed = [r for r in reps if r.error]
+    print("hall, %d boxes x %d matches at once, %s: stored %d / flagged %d / duplicates %d (of %d); "
+          "%d syncs failed; wall %.1f s; each sync ended after (s): %s; slowest %.1f s; ports reopened %d; "
+          "faults injected %d (fill %.0f s)"
+          % (k, m, "byte error rate %g on every link" % rate if rate else "clean links", len(rows), flagged, dupes,
+             k * m, len(failed), dt, " ".join("%.1f" % x for x in times), times[-1] if times else 0,
+             sum(r.reopened for r in reps), faults, fill))
+    for r in failed[:5]:
+        print("  failed: %s: %s" % (r.port.url, r.error))
+    if flagged:
+        conn = store.open_db(db)
+        try:
+            for (p,) in conn.execute("SELECT problems FROM results WHERE status != 'verified' LIMIT 3"):
+                print("  flagged: %s" % p)
+        finally:
+            conn.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--matches", type=int, default=120)
     ap.add_argument("--stored", type=int, default=4000)
     ap.add_argument("--boxes", type=int, default=25)
+    ap.add_argument("--hall-matches", type=int, default=40)
+    ap.add_argument("--rate", type=float, default=1e-3, help="byte error rate of the noisy hall run")
+    ap.add_argument("--only", choices=("hall",), help="run only this part")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="nakk-bench-sync-")
     try:
-        one_box(tmp, a.matches)
-        one_box(tmp, a.matches // 2, events=40)
-        store_only(tmp, a.stored)
-        many_boxes(tmp, a.boxes)
-        link_heap(tmp)
+        if a.only != "hall":
+            one_box(tmp, a.matches)
+            one_box(tmp, a.matches // 2, events=40)
+            store_only(tmp, a.stored)
+            many_boxes(tmp, a.boxes)
+            link_heap(tmp)
+        hall(tmp, a.boxes, a.hall_matches, 0.0)
+        hall(tmp, a.boxes, a.hall_matches, a.rate)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
