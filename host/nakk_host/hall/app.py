@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from nakk_host.hall.feed import ChangeFeed
 from nakk_host.hall.pages import Pages
+from nakk_host.hall.query import Checked, value
 from nakk_host.hall.words import COLUMNS, NARROW_HIDDEN, order_words, word
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -71,7 +72,7 @@ class Hall:
             Route("/events", self.events),
             Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static"),
         ], lifespan=self.lifespan, exception_handlers={sqlite3.Error: self.database_error})
-        self.app = ReadOnly(self.starlette)
+        self.app = ReadOnly(Checked(self.starlette))
 
     async def __call__(self, scope, receive, send):
         await self.app(scope, receive, send)
@@ -111,7 +112,7 @@ class Hall:
         return hit, version
 
     def render(self, request, template, version, status=200, **ctx):
-        lang = "en" if request.query_params.get("lang") == "en" else "et"
+        lang = "en" if value(request, "lang") == "en" else "et"
 
         def url(path, **params):
             q = dict(params)
@@ -152,7 +153,7 @@ class Hall:
         return self.render(request, "match.html", v, r=m, m=m["match"])
 
     def _code(self, request):
-        return request.query_params.get("t") or None
+        return value(request, "t")
 
     async def standings_page(self, request):
         d, v = await self.data("standings", self.pages.standings, self._code(request), self._round(request))
@@ -163,12 +164,11 @@ class Hall:
         return self.render(request, "standings.html", v, d=d, results=results)
 
     async def season_page(self, request):
-        d, v = await self.data("season", self.pages.season, self._code(request), request.query_params.get("season"))
+        d, v = await self.data("season", self.pages.season, self._code(request), value(request, "season"))
         return self.render(request, "season.html", v, d=d)
 
     def _round(self, request):
-        r = request.query_params.get("round", "")
-        return int(r) if r.isdigit() else None
+        return value(request, "round")
 
     async def draw_page(self, request):
         d, v = await self.data("tables", self.pages.round_tables, self._code(request), self._round(request))
@@ -181,10 +181,8 @@ class Hall:
     async def projector_page(self, request):
         d, v = await self.data("standings", self.pages.standings, self._code(request), None)
         # Without scripting the server pages the rows: `rows` a page, the page refreshing to the next.
-        per = request.query_params.get("rows", "")
-        per = int(per) if per.isdigit() and int(per) > 0 else 12
-        page = request.query_params.get("page", "")
-        page = int(page) if page.isdigit() else 1
+        per = value(request, "rows") or 12
+        page = value(request, "page") or 1
         n = len(d["standings"]["rows"]) if d else 0
         pages = max(1, (n + per - 1) // per)
         page = min(max(page, 1), pages)

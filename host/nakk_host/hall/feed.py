@@ -44,7 +44,8 @@ class ChangeFeed:
         if not event_id:
             return -1
         boot, _, n = event_id.partition("-")
-        if boot != self.boot or not n.isdigit() or int(n) > self.version:
+        # ASCII digits, and few ("²".isdigit() is true; int() of 5 000 digits raises): a header can hold anything
+        if boot != self.boot or not (n.isascii() and n.isdigit()) or len(n) > 12 or int(n) > self.version:
             return -1           # unknown, or a version this run never had: fetch now
         return int(n)
 
