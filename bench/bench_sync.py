@@ -166,10 +166,10 @@ def hall(tmp, k, m, rate):
     failed = [r for r in reps if r.error]
     print("hall, %d boxes x %d matches at once, %s: stored %d / flagged %d / duplicates %d (of %d); "
           "%d syncs failed; wall %.1f s; each sync ended after (s): %s; slowest %.1f s; ports reopened %d; "
-          "faults injected %d (fill %.0f s)"
+          "requests sent again %d; faults injected %d (fill %.0f s)"
           % (k, m, "byte error rate %g on every link" % rate if rate else "clean links", len(rows), flagged, dupes,
              k * m, len(failed), dt, " ".join("%.1f" % x for x in times), times[-1] if times else 0,
-             sum(r.reopened for r in reps), faults, fill))
+             sum(r.reopened for r in reps), sum(getattr(r, "resent", 0) for r in reps), faults, fill))
     for r in failed[:5]:
         print("  failed: %s: %s" % (r.port.url, r.error))
     if flagged:

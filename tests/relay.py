@@ -10,7 +10,9 @@ At `rate` faults per byte, in both directions, a byte is dropped, has one bit
 flipped, or gets a random byte inserted after it (a third of the faults each;
 a fault may hit a line end: two frames become one, or one becomes two).
 `cut_after(n)` cuts the link once n bytes went from the judge to the box
-(mid-frame, usually): the judge's port fails, and cannot be opened again.
+(mid-frame, usually), `cut_on(b'"cmd":"ack"')` when the judge writes those
+bytes (before they reach the box): the judge's port fails, and cannot be
+opened again (the pty is gone, as a USB port is when its cable is pulled).
 """
 import errno
 import math
@@ -39,6 +41,7 @@ class Link:
         self.carried = [0, 0]          # bytes judge->box, box->judge
         self.faults = 0
         self.cut_at = None             # judge->box byte count at which the link is cut
+        self.cut_when = None           # judge->box bytes on whose sight it is cut
         self.is_cut = False
         self._skip = [self._gap(), self._gap()]   # bytes until the next fault, per direction
 
@@ -80,6 +83,11 @@ class Link:
         """Cut the link once n more bytes went from the judge to the box (the rest of them are lost)."""
         with self.relay.lock:
             self.cut_at = self.carried[0] + n
+
+    def cut_on(self, pattern):
+        """Cut the link when the judge writes pattern (nothing of that write reaches the box)."""
+        with self.relay.lock:
+            self.cut_when = pattern
 
     def cut(self):
         """Pull the cable now: the judge's pty goes away."""
@@ -134,6 +142,9 @@ class Relay:
         if k.master in r:
             data = _read(k.master)
             if data:
+                if k.cut_when is not None and k.cut_when in data:
+                    k._cut()
+                    return
                 if k.cut_at is not None and k.carried[0] + len(data) >= k.cut_at:
                     keep = k.cut_at - k.carried[0]
                     k.to_box += k._mangle(data[:keep], 0)

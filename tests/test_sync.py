@@ -133,6 +133,9 @@ class CutProxy:
                     buf += data
                     while b"\n" in buf:
                         line, buf = buf.split(b"\n", 1)
+                        if not line:              # the line break before each request: no frame
+                            os.write(fd, b"\n")
+                            continue
                         lines += 1
                         if lines == self.cut:
                             if self.answer_lost:
@@ -320,6 +323,8 @@ class EvilBox:
             buf += os.read(self.master, 65536)
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
+                if not proto.is_frame(line):
+                    continue                # not a frame (the judge ends any partial line first)
                 req = proto.decode_frame(line)
                 ans = self._answer(req)
                 if ans is not None:

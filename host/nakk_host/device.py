@@ -7,9 +7,13 @@
 
 Frames are nakk.proto's (docs/protocol.md). Every request waits for the
 response with its id, ignoring other lines (console output, echoes, stale
-answers), up to a timeout; a box that does not answer in time has its port
-closed and opened again once (a box whose USB output stalled while it
-booted comes back that way), then DeviceError says so in plain words.
+answers). A request is patient on a noisy cable: a lost or garbled frame is
+sent again (under a new id), at once when the loss is certain, with a growing
+pause when the box is silent, for up to a time budget (BUDGET_TIMEOUTS
+timeouts); see Box.wait. A box silent twice in a row has its port closed and
+opened again (a box whose USB output stalled while it booted comes back that
+way), and so does a port that fails (a cable that came loose for a moment).
+Then DeviceError says so in plain words.
 """
 
 import os
@@ -20,9 +24,19 @@ import serial
 
 from nakk import proto
 
+try:
+    import termios    # a pty whose other end went away fails flush() with termios.error (no OSError)
+    _PORT_ERRORS = (serial.SerialException, OSError, termios.error)
+except ImportError:   # Windows
+    _PORT_ERRORS = (serial.SerialException, OSError)
+
 USB_VID = 0x2E8A   # Raspberry Pi
 USB_PID = 0x0005   # MicroPython's USB CDC on the RP2040
 TIMEOUT = 3.0      # seconds for an answer
+BUDGET_TIMEOUTS = 5  # a request gives up after this many timeouts' time (sends again meanwhile)
+MAX_SENDS = 60     # and after this many sends (at a byte error rate of 1e-3 a 1.2 KB answer
+                   # arrives whole one time in three: 60 sends fail together about once in 10^10)
+QUIET = 0.25       # seconds without a byte after a garbled line: the oldest request sent before it is lost
 PAIR_TIMEOUT = 75.0  # the players confirm a pairing on the box (it gives up after 60 s)
 
 
@@ -84,9 +98,18 @@ class Box:
         self._next = secrets.randbelow(1 << 20) + 1     # request ids: a fresh run never reuses a stale answer
         self._buf = bytearray()
         self._lines = []
-        self._waiting = set()   # ids sent and not yet answered (pipelined requests)
-        self._stash = {}        # answers that came for another waiting id
+        self._reqs = {}         # handle (its first id) -> _Req, sent and not yet taken by wait()
+        self._ids = {}          # every id in flight -> its request's handle
+        self._order = []        # ids in flight, in the order they were written (the box answers in order)
+        self._garbled = None    # when a line that was no answer came (damaged, or the box could not read one)
+        self._garbles = 0       # how many, since the last answer
+        self._rx_at = 0.0       # when the last bytes came
+        self._heard_at = 0.0    # when the last answer came (any id: the box is alive)
+        self._sent = {}         # id in flight -> when it was written
+        self._srtt = 0.1        # smoothed seconds from a write to its answer (the box's pace)
+        self._silent = 0        # timeouts in a row with no byte from the box
         self.reopened = 0
+        self.resent = 0      # requests sent again (a frame lost or garbled on the way)
         self.sent = 0        # bytes written
         self.received = 0    # bytes read
 
@@ -94,13 +117,25 @@ class Box:
     def open(self):
         try:
             self.ser = serial.serial_for_url(self.url, baudrate=115200, timeout=0.02, write_timeout=self.timeout)
-        except (serial.SerialException, OSError, ValueError) as e:
+        except _PORT_ERRORS + (ValueError,) as e:
             raise DeviceError("%s: cannot open the port: %s" % (self.url, e)) from None
         self._buf = bytearray()
         self._lines = []
-        self._waiting = set()
-        self._stash = {}
+        self._clear_line()
         return self
+
+    def _clear_line(self):
+        """End whatever partial line the box holds (a cut in mid-frame leaves one, which would swallow
+        the next request), and drop what is waiting from it (answers to an earlier run)."""
+        self.write(b"\n")
+        end = time.monotonic() + 0.2
+        quiet = time.monotonic() + 0.04
+        try:
+            while time.monotonic() < min(end, quiet):
+                if self.ser.read(max(1, self.ser.in_waiting)):
+                    quiet = time.monotonic() + 0.04
+        except _PORT_ERRORS as e:
+            raise PortFailed("%s: the port failed: %s" % (self.url, e)) from None
 
     def close(self):
         if self.ser is not None:
@@ -111,9 +146,13 @@ class Box:
             self.ser = None
 
     def reopen(self):
+        """Close the port and open it again; the requests in flight are sent again."""
         self.close()
         self.reopened += 1
         self.open()
+        for r in self._reqs.values():
+            if r.answer is None and r.due is None:
+                r.due = time.monotonic()
 
     def __enter__(self):
         if self.ser is None:
@@ -128,8 +167,8 @@ class Box:
         try:
             self.ser.write(data)
             self.ser.flush()
-        except (serial.SerialException, OSError) as e:
-            raise DeviceError("%s: cannot write to the port: %s" % (self.url, e)) from None
+        except _PORT_ERRORS as e:
+            raise PortFailed("%s: cannot write to the port: %s" % (self.url, e)) from None
         self.sent += len(data)
 
     def _read_lines(self, deadline):
@@ -142,11 +181,12 @@ class Box:
             try:
                 n = ser.in_waiting
                 data = ser.read(n if n else 1)
-            except (serial.SerialException, OSError) as e:
-                raise DeviceError("%s: the port failed: %s" % (self.url, e)) from None
+            except _PORT_ERRORS as e:
+                raise PortFailed("%s: the port failed: %s" % (self.url, e)) from None
             if not data:
                 continue
             self.received += len(data)
+            self._rx_at = time.monotonic()
             self._buf += data
             while True:
                 i = self._buf.find(b"\n")
@@ -160,60 +200,205 @@ class Box:
                     line = line[:-1]
                 if len(line) <= proto.MAX_LINE and proto.is_frame(line):
                     self._lines.append(line)
+                elif line.strip():
+                    # not a frame: one whose marker was damaged (or console output); kept in its
+                    # place among the answers, where it reads as a garbled one
+                    self._lines.append(line[:16])
         return True
 
     # ------------------------------------------------------------ requests
-    def send(self, cmd, fields=None):
-        """Write one request; returns its id."""
+    #
+    # Each request is a _Req under a handle (its first id). A request sent again gets a new id (its
+    # answer to an earlier id still counts), so the order of ids is the order of the writes, and
+    # the box answers in that order. Hence, while waiting:
+    #   - an answer to id X: every request whose latest id was written before X, and that has no
+    #     answer yet, was lost (or its answer was garbled): it is sent again at once;
+    #   - a garbled line (damaged on the way, no marker, or the box's "could not read it" error
+    #     with id 0) stands for the oldest request still unanswered: sent again at once;
+    #   - a line left without its end, or garbled lines with no request to blame, for QUIET
+    #     seconds without a byte: the oldest request still unanswered was the victim;
+    #   - a box that is talking and then says nothing for 4 of its usual answer times (at least
+    #     0.3 s): the request never reached it whole;
+    #   - no answer within a timeout: sent again after a pause that doubles (the box may be busy);
+    #     twice silent in a row, the port is reopened first.
+    # Sending again after noise waits at most 50 ms; a request gives up after BUDGET_TIMEOUTS
+    # timeouts' time or MAX_SENDS sends. Every request starts with a line break, so a lost byte
+    # cannot glue it to what came before.
+
+    def _new_id(self):
         rid = self._next
         self._next = rid + 1 if rid + 1 < proto.ID_MAX else 1
-        self.write(proto.request(rid, cmd, fields))
-        self._waiting.add(rid)
         return rid
 
+    def _write_request(self, h, r):
+        rid = self._new_id()
+        r.ids.append(rid)
+        self._ids[rid] = h
+        self._order.append(rid)
+        self._sent[rid] = time.monotonic()
+        self.write(b"\n" + proto.request(rid, r.cmd, r.fields))
+        return rid
+
+    def send(self, cmd, fields=None, retry=True):
+        """Write one request; returns its handle for wait(). retry=False: never sent again."""
+        r = _Req(cmd, fields, retry)
+        h = self._next
+        self._reqs[h] = r
+        try:
+            self._write_request(h, r)
+        except PortFailed:
+            r.due = time.monotonic()     # wait() reopens the port and sends it again
+        return h
+
     def wait(self, rid, timeout=None):
-        """The response to request rid (a dict with ok true); Refused for an error frame,
-        DeviceError(timeout) when none comes in time."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        while True:
-            obj = self._stash.pop(rid, None)
-            while obj is None and self._lines:
-                line = self._lines.pop(0)
+        """The response to the request with handle rid (a dict with ok true); Refused for an error
+        frame, Timeout when none came within the budget however often it was sent."""
+        r = self._reqs.get(rid)
+        if r is None:
+            raise DeviceError("%s: no request %s is waiting" % (self.url, rid))
+        per = self.timeout if timeout is None else timeout
+        budget = max(per, self.timeout * BUDGET_TIMEOUTS) if r.retry else per
+        try:
+            while True:
+                now = time.monotonic()
+                self._take_lines(now)
+                if r.answer is not None:
+                    break
+                if now - r.first > budget or (not r.retry and now - r.at > per):
+                    raise Timeout("%s: the box does not answer (%s)%s" % (
+                        self.url, r.cmd, " (sent %d times in %.0f s)" % (r.sends, now - r.first) if r.sends > 1 else ""))
                 try:
-                    got = proto.decode_frame(line)
-                except proto.ProtoError:
-                    continue               # damaged on the way: the request will time out and be sent again
-                if "ok" not in got:
-                    continue               # a request (an echo): not an answer
-                if got.get("id") == rid:
-                    obj = got
-                elif got.get("id") in self._waiting:
-                    self._stash[got["id"]] = got   # a pipelined request's answer, for later
-                # else: stale, or the box's answer to noise
-            if obj is not None:
-                self._waiting.discard(rid)
-                if obj["ok"] is True:
-                    return obj
-                raise Refused(str(obj.get("error")), str(obj.get("why", "")), self.url)
-            if not self._read_lines(deadline):
-                raise Timeout("%s: no answer from the box in time" % self.url)
+                    self._tend(now, per)
+                    self._read_lines(now + 0.05)
+                except PortFailed:
+                    self._port_failed(r, budget)
+        finally:
+            self._forget(rid, r)
+        obj = r.answer
+        if obj["ok"] is True:
+            return obj
+        raise Refused(str(obj.get("error")), str(obj.get("why", "")), self.url)
+
+    def _forget(self, h, r):
+        self._reqs.pop(h, None)
+        for i in r.ids:
+            self._ids.pop(i, None)
+            self._sent.pop(i, None)
+
+    def _take_lines(self, now):
+        """Match the lines read so far to the requests in flight."""
+        while self._lines:
+            line = self._lines.pop(0)
+            try:
+                got = proto.decode_frame(line)
+            except proto.ProtoError:
+                self._garble(now)            # damaged on the way
+                continue
+            if "ok" not in got:
+                continue                     # a request (an echo): not an answer
+            self._heard_at = now
+            rid = got.get("id")
+            if rid == 0:
+                self._garble(now)            # the box could not read a line that looked like a frame
+                continue
+            h = self._ids.get(rid)
+            r = self._reqs.get(h) if h is not None else None
+            if r is None:
+                continue                     # stale: an earlier run's, or the box's answer to noise
+            self._silent = 0
+            at = self._sent.pop(rid, None)
+            if at is not None:
+                self._srtt += (now - at - self._srtt) / 8
+            self._garbled = None             # what was garbled before this answer: the order below tells
+            self._garbles = 0
+            if r.answer is None:
+                r.answer = got
+            if rid in self._order:
+                k = self._order.index(rid)
+                before = self._order[:k]
+                del self._order[:k + 1]
+                for x in before:             # written before this one and not answered: lost
+                    hx = self._ids.get(x)
+                    rx = self._reqs.get(hx) if hx is not None else None
+                    if rx is not None and rx.ids[-1] == x:
+                        self._lost(rx, now)
+
+    def _garble(self, now):
+        """A line that is no answer came: the box answers in order, so it stands for the oldest
+        request still unanswered (a console line or a line cut in two costs a request sent twice)."""
+        self._garbled = now
+        for rid in self._order:
+            h = self._ids.get(rid)
+            r = self._reqs.get(h) if h is not None else None
+            if r is not None and r.ids[-1] == rid and r.answer is None and r.due is None and r.retry:
+                self._order.remove(rid)
+                self._lost(r, now)
+                return
+        self._garbles += 1     # none to blame yet: the quiet rule below decides
+
+    def _lost(self, r, now):
+        """r was lost or garbled while the box is talking: send it again soon (a pause that grows
+        with its sends, up to 50 ms: noise, not a busy box; silence backs off more, see _tend)."""
+        if r.answer is None and r.due is None and r.retry:
+            r.due = now + min(0.005 * (1 << min(r.sends, 4)), 0.05)
+
+    def _tend(self, now, per):
+        """Send again what is due, and decide what is lost by silence or by a garbled line."""
+        if self._buf and now - self._rx_at >= QUIET:
+            del self._buf[:]                 # a line whose end was lost on the way
+            self._garble(now)
+        if self._garbled is not None and now - max(self._garbled, self._rx_at) >= QUIET:
+            waiting = sorted((r.at, id(r), r) for r in self._reqs.values()
+                             if r.answer is None and r.due is None and r.retry and r.at < self._garbled)
+            for _, _, r in waiting[:max(1, self._garbles)]:   # two answers glued into one line
+                self._lost(r, now)
+            self._garbled = None
+            self._garbles = 0
+        silent = False
+        # a request the box never read (its marker or its line end lost on the way) gets no answer
+        # at all: on a box that is talking, once the link was quiet for several of its usual
+        # answer times, it is lost (a box silent for a timeout is backed off from instead)
+        rto = min(per, max(0.3, 4 * self._srtt))
+        talking = now - self._heard_at < per
+        for h, r in list(self._reqs.items()):
+            if r.answer is not None:
+                continue
+            if talking and r.due is None and r.retry and now - max(r.at, self._rx_at) > rto:
+                self._lost(r, now)
+            if r.due is None and r.retry and now - r.at > per:
+                if self._heard_at < r.at:
+                    silent = True            # not a word from the box since
+                r.due = now + min(0.25 * (1 << min(self._silent, 3)), 2.0)   # the box may be busy: back off
+            if r.due is not None and now >= r.due:
+                if r.sends >= MAX_SENDS:
+                    raise Timeout("%s: the box does not answer (%s) (sent %d times)" % (self.url, r.cmd, r.sends))
+                r.due = None
+                r.sends += 1
+                r.at = now
+                self.resent += 1
+                self._write_request(h, r)
+        if silent:
+            self._silent += 1
+            if self._silent >= 2:
+                self._silent = 0
+                self.reopen()
+
+    def _port_failed(self, r, budget):
+        """The port failed (a cable that came loose): open it again a few times, then give up."""
+        for pause in (0.2, 0.5):
+            time.sleep(pause)
+            if time.monotonic() - r.first > budget:
+                break
+            try:
+                self.reopen()
+                return
+            except DeviceError:
+                continue
+        raise DeviceError("%s: the port failed and cannot be opened again (is the cable in?)" % self.url)
 
     def request(self, cmd, fields=None, timeout=None, retry=True):
-        """Send a request and wait for its answer. On a timeout the port is reopened and the
-        request sent once more (retry=False: not); then DeviceError."""
-        try:
-            return self.wait(self.send(cmd, fields), timeout)
-        except Timeout:
-            if not retry or self.reopened:
-                raise DeviceError("%s: the box does not answer (%s), even after the port was reopened"
-                                  % (self.url, cmd) if self.reopened else
-                                  "%s: the box does not answer (%s)" % (self.url, cmd)) from None
-            self.reopen()
-            try:
-                return self.wait(self.send(cmd, fields), timeout)
-            except Timeout:
-                raise DeviceError("%s: the box does not answer (%s), even after the port was reopened"
-                                  % (self.url, cmd)) from None
+        """Send a request and wait for its answer (sent again when lost, see above; retry=False: not)."""
+        return self.wait(self.send(cmd, fields, retry), timeout)
 
     # ------------------------------------------------------------ commands
     def hello(self, nonce=None):
@@ -242,31 +427,23 @@ class Box:
         Refused answers are {n: Refused}."""
         out = {}
         ns = list(ns)
-        try:
-            for i in range(0, len(ns), window):
-                firsts = [(n, self.send("get", {"n": n, "off": 0})) for n in ns[i:i + window]]
-                got = {}
-                for n, rid in firsts:
-                    try:
-                        got[n] = self.wait(rid)
-                    except Refused as e:
-                        out[n] = e
-                rest = [(n, off, self.send("get", {"n": n, "off": off}))
-                        for n, first in got.items() for off in range(proto.CHUNK, first["size"], proto.CHUNK)]
-                parts = {n: [first["data"].encode("ascii")] for n, first in got.items()}
-                for n, off, rid in rest:
-                    r = self.wait(rid)
-                    self._check_chunk(n, got[n], r, off)
-                    parts[n].append(r["data"].encode("ascii"))
-                for n, first in got.items():
-                    out[n] = self._whole(n, first, parts[n])
-        except Timeout:
-            for n in ns:                      # one by one, with the port reopened once
-                if n not in out:
-                    try:
-                        out[n] = self.get(n)
-                    except Refused as e:
-                        out[n] = e
+        for i in range(0, len(ns), window):
+            firsts = [(n, self.send("get", {"n": n, "off": 0})) for n in ns[i:i + window]]
+            got = {}
+            for n, rid in firsts:
+                try:
+                    got[n] = self.wait(rid)
+                except Refused as e:
+                    out[n] = e
+            rest = [(n, off, self.send("get", {"n": n, "off": off}))
+                    for n, first in got.items() for off in range(proto.CHUNK, first["size"], proto.CHUNK)]
+            parts = {n: [first["data"].encode("ascii")] for n, first in got.items()}
+            for n, off, rid in rest:
+                r = self.wait(rid)
+                self._check_chunk(n, got[n], r, off)
+                parts[n].append(r["data"].encode("ascii"))
+            for n, first in got.items():
+                out[n] = self._whole(n, first, parts[n])
         return out
 
     def _check_chunk(self, n, first, r, off):
@@ -294,25 +471,20 @@ class Box:
         """Acknowledge [(n, rid, sha256)] pipelined; {n: True (dropped now) / False (already)}."""
         from nakk.sign import hmac_sha256
         out = {}
-        try:
-            ids = []
-            for n, rid, sha in items:
-                fields = {"n": n, "rid": rid, "sha256": sha, "mac": hmac_sha256(key, proto.ack_msg(rid, sha)).hex()}
-                if judge:
-                    fields["judge"] = judge[:64]
-                ids.append((n, self.send("ack", fields)))
-            for n, rid in ids:
-                try:
-                    self.wait(rid)
-                    out[n] = True
-                except Refused as e:
-                    if e.code != proto.E_NO_MATCH:
-                        raise
-                    out[n] = False
-        except Timeout:
-            for n, rid, sha in items:
-                if n not in out:
-                    out[n] = self.ack(n, rid, sha, key, judge)
+        ids = []
+        for n, rid, sha in items:
+            fields = {"n": n, "rid": rid, "sha256": sha, "mac": hmac_sha256(key, proto.ack_msg(rid, sha)).hex()}
+            if judge:
+                fields["judge"] = judge[:64]
+            ids.append((n, self.send("ack", fields)))
+        for n, rid in ids:
+            try:
+                self.wait(rid)
+                out[n] = True
+            except Refused as e:
+                if e.code != proto.E_NO_MATCH:
+                    raise
+                out[n] = False     # already dropped: an ack sent again after its answer was lost
         return out
 
     def ack(self, n, rid, sha256, key, judge=None):
@@ -347,8 +519,26 @@ class Box:
         return self.request("repl", retry=False)
 
 
+class PortFailed(DeviceError):
+    """The port itself failed (a read or write error: the cable came out)."""
+
+
 class Timeout(DeviceError):
-    """No answer in time (request() reopens the port once on this)."""
+    """No answer within the request's budget, however often it was sent."""
+
+
+class _Req:
+    """One request in flight: what to send again, how often it was, and its answer once it came."""
+
+    def __init__(self, cmd, fields, retry):
+        self.cmd = cmd
+        self.fields = fields
+        self.retry = retry
+        self.first = self.at = time.monotonic()   # first sent; last sent
+        self.ids = []            # every id it was sent under, the latest last
+        self.sends = 1
+        self.due = None          # when to send it again (it was lost), or None
+        self.answer = None
 
 
 def assign(url, assignment, timeout=TIMEOUT):

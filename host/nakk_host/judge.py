@@ -76,12 +76,18 @@ def print_sync(reports, db, out=None):
         name = r.device or r.port.url
         if r.port.kind == "sim":
             name += " (simulator)"
-        if r.error:
+        if r.error and not (r.new or r.already):
             t.add_row(name, "-", "-", "-", "-", "-")
             notes.append("%s: not synced: %s" % (name, r.error))
             continue
         t.add_row(name, str(len(r.new)), str(len(r.already)), str(len(r.flagged)), str(len(r.rejected)),
-                  str(r.left))
+                  "?" if r.error else str(r.left))
+        if r.error:
+            # stored is stored: the results are in the database whatever the cable did next
+            notes.append("%s: %d result(s) stored, then the sync broke off: %s. %s" % (
+                name, len(r.new) + len(r.already), r.error,
+                "%d of them stay on the box until the next sync, which finds them stored and lets the box drop "
+                "them" % len(r.unacked) if r.unacked else "Sync again for the rest."))
         for rid, why in r.rejected:
             notes.append("%s: rejected %s: %s" % (name, rid or "", why))
         for rid in r.flagged:

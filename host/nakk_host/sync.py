@@ -62,7 +62,10 @@ class BoxReport:
         self.alarms = 0
         self.error = None    # the box could not be synced (unreachable, not paired, ...)
         self.left = 0        # finished matches still on the box afterwards
+        self.unacked = []    # of new and already: stored, but the box did not confirm the ack (the
+                             # link failed after the commit): the next sync finds them stored
         self.reopened = 0    # times the port had to be reopened (a request went unanswered)
+        self.resent = 0      # requests sent again (a frame lost or garbled on the way)
 
     def ok(self):
         return self.error is None and not self.rejected
@@ -71,7 +74,8 @@ class BoxReport:
         return {"port": self.port.url, "kind": self.port.kind, "device": self.device, "fs_id": self.fs_id,
                 "new": self.new, "already": self.already, "flagged": self.flagged,
                 "rejected": [{"result_id": r, "why": w} for r, w in self.rejected],
-                "alarms": self.alarms, "error": self.error, "left": self.left, "reopened": self.reopened}
+                "alarms": self.alarms, "error": self.error, "left": self.left, "unacked": self.unacked,
+                "reopened": self.reopened, "resent": self.resent}
 
 
 class Rejected(Exception):
@@ -135,6 +139,7 @@ def sync_box(port, db_path, timeout=D.TIMEOUT, judge=None):
             _sync(box, conn, rep, judge)
         finally:
             rep.reopened = box.reopened
+            rep.resent = box.resent
             box.close()
     except D.DeviceError as e:
         rep.error = str(e)
@@ -237,7 +242,11 @@ def _batch(box, conn, rep, key, dev_id, fs_id, hello, todo, judge):
     _crash_point("after-commit")
     rep.new += new
     rep.flagged += flagged
+    acking = [rid for _, rid, _ in to_ack]
+    rep.unacked += acking          # until the box confirms: a link lost now leaves them stored, unacked
     box.ack_many(to_ack, key, judge)
+    done = set(acking)
+    rep.unacked = [rid for rid in rep.unacked if rid not in done]
 
 
 def sync(ports, db_path, timeout=D.TIMEOUT, on_done=None):
