@@ -221,7 +221,7 @@ class Box:
     #     0.3 s): the request never reached it whole;
     #   - no answer within a timeout: sent again after a pause that doubles (the box may be busy);
     #     twice silent in a row, the port is reopened first.
-    # Sending again after noise waits at most 50 ms; a request gives up after BUDGET_TIMEOUTS
+    # Sending again after noise waits at most 20 ms; a request gives up after BUDGET_TIMEOUTS
     # timeouts' time or MAX_SENDS sends. Every request starts with a line break, so a lost byte
     # cannot glue it to what came before.
 
@@ -269,7 +269,8 @@ class Box:
                         self.url, r.cmd, " (sent %d times in %.0f s)" % (r.sends, now - r.first) if r.sends > 1 else ""))
                 try:
                     self._tend(now, per)
-                    self._read_lines(now + 0.05)
+                    due = [x.due for x in self._reqs.values() if x.due is not None]
+                    self._read_lines(min([now + 0.05] + due))     # back in time for a send that is due
                 except PortFailed:
                     self._port_failed(r, budget)
         finally:
@@ -338,9 +339,9 @@ class Box:
 
     def _lost(self, r, now):
         """r was lost or garbled while the box is talking: send it again soon (a pause that grows
-        with its sends, up to 50 ms: noise, not a busy box; silence backs off more, see _tend)."""
+        with its sends, up to 20 ms: noise, not a busy box; silence backs off more, see _tend)."""
         if r.answer is None and r.due is None and r.retry:
-            r.due = now + min(0.005 * (1 << min(r.sends, 4)), 0.05)
+            r.due = now + min(0.0025 * (1 << min(r.sends, 3)), 0.02)
 
     def _tend(self, now, per):
         """Send again what is due, and decide what is lost by silence or by a garbled line."""
