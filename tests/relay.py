@@ -111,6 +111,7 @@ class Relay:
         self.links = []
         self.lock = threading.Lock()
         self.stop = False
+        self.errors = []
         self.t = threading.Thread(target=self._run, daemon=True)
         self.t.start()
 
@@ -136,7 +137,11 @@ class Relay:
             with self.lock:
                 for k in live:
                     if not k.is_cut:
-                        self._move(k, r, w)
+                        try:
+                            self._move(k, r, w)
+                        except OSError as e:      # that link is broken (said in errors), not the others
+                            self.errors.append("%s: %s" % (k.url, e))
+                            k._cut()
 
     def _move(self, k, r, w):
         if k.master in r:
@@ -193,3 +198,24 @@ def _write(fd, buf):
             return
         raise
     del buf[:n]
+
+
+def main(argv=None):
+    """As a process of its own (bench/bench_sync.py: the cables must not share the judge's interpreter):
+    relay.py RATE SEED BOX_TTY... prints the judge's pty for each box, one a line, then carries bytes
+    until its stdin closes; then prints the faults made."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    rate, seed, ttys = float(args[0]), int(args[1]), args[2:]
+    relay = Relay(seed)
+    links = [relay.add(t, rate) for t in ttys]
+    for k in links:
+        print(k.url)
+    sys.stdout.flush()
+    sys.stdin.read()
+    relay.close()
+    print("faults %d errors %d" % (sum(k.faults for k in links), len(relay.errors)))
+
+
+if __name__ == "__main__":
+    main()

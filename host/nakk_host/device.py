@@ -269,7 +269,7 @@ class Box:
                         self.url, r.cmd, " (sent %d times in %.0f s)" % (r.sends, now - r.first) if r.sends > 1 else ""))
                 try:
                     self._tend(now, per)
-                    due = [x.due for x in self._reqs.values() if x.due is not None]
+                    due = [x.due for x in self._reqs.values() if x.due is not None and x.answer is None]
                     self._read_lines(min([now + 0.05] + due))     # back in time for a send that is due
                 except PortFailed:
                     self._port_failed(r, budget)
@@ -314,6 +314,7 @@ class Box:
             self._garbles = 0
             if r.answer is None:
                 r.answer = got
+                r.due = None                 # answered after all (to an earlier id): not sent again
             if rid in self._order:
                 k = self._order.index(rid)
                 before = self._order[:k]
