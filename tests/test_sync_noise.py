@@ -100,3 +100,47 @@ def test_results_stored_before_the_cable_went_are_reported_stored(tmp_path, rela
         assert on_box(sim.tty) == []
     rows, alarms = stored(db)
     assert sorted(rows) == [(i, "verified") for i in ids] and not alarms
+
+
+def test_an_answer_that_comes_after_its_request_was_given_up_for_lost_keeps_the_port_read():
+    """A garbled line is blamed on the oldest request, whose answer then comes after all (to its first id):
+    the judge must go on reading the port for the next answer (it once spun without reading until its
+    budget ran out, and the noisy hall's syncs failed that way)."""
+    import os
+    import select
+    import threading
+    import tty
+    from nakk import proto
+    master, slave = os.openpty()
+    tty.setraw(master)
+    tty.setraw(slave)
+    got = []
+
+    def fake_box():
+        buf = b""
+        while len(got) < 2:
+            if select.select([master], [], [], 5)[0]:
+                buf += os.read(master, 4096)
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if proto.is_frame(line):
+                    got.append(proto.decode_frame(line)["id"])
+        first, second = got[:2]
+        # a garbled line, then the first request's answer, in one write; the second's half a second later
+        os.write(master, b"~Nxx~00000000\n" + proto.reply(first, {"matches": [], "more": False}))
+        time.sleep(0.5)
+        os.write(master, proto.reply(second, {"matches": [], "more": False}))
+
+    t = threading.Thread(target=fake_box, daemon=True)
+    t.start()
+    try:
+        with D.Box(os.ttyname(slave), timeout=1.0) as box:
+            h1 = box.send("list")
+            h2 = box.send("list")
+            t0 = time.monotonic()
+            assert box.wait(h2)["ok"] is True and box.wait(h1)["ok"] is True
+            assert time.monotonic() - t0 < 2.0
+    finally:
+        t.join(5)
+        os.close(master)
+        os.close(slave)
