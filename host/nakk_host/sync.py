@@ -19,7 +19,9 @@ that hangs must not hold up the others):
 
 A crash anywhere leaves either nothing stored (the box still has it: the
 next sync takes it) or the result stored and not acknowledged (the next sync
-finds it already stored, with the same hash, and acknowledges it).
+finds it already stored, with the same hash, and acknowledges it). A link lost
+after the commit is reported so: the results count as stored (BoxReport.unacked
+names those the box has not heard acknowledged).
 """
 
 import hashlib
