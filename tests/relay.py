@@ -5,7 +5,8 @@
     ...                                    # link.cut(): the cable is pulled (the pty goes away)
     relay.close()
 
-One thread carries every link (a hall's 25 boxes cost one thread, not 50).
+One thread carries every link (a hall's 25 boxes cost one thread, not 50);
+`python tests/relay.py RATE SEED BOX_TTY...` runs it as a process of its own.
 At `rate` faults per byte, in both directions, a byte is dropped, has one bit
 flipped, or gets a random byte inserted after it (a third of the faults each;
 a fault may hit a line end: two frames become one, or one becomes two).
