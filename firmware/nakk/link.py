@@ -13,17 +13,23 @@ What it needs (the seams, documented in board/__init__.py and app.py):
   app.journal_changed()   the journal changed under the table (an ack
                           compacted a match away)
   app.assignment_changed()  assignment.json was written: offered at once
-  app.ask(words, on_answer, timeout_ms)  a question on the box (pairing:
-                          "Hoia OK"); on_answer(True) on a long OK, else False
+  app.ask(words, on_answer, timeout_ms, detail)  the pairing question on the box:
+                          on_answer(True) when PREV and NEXT are held together,
+                          else False; returns False (nothing shown) when the box
+                          is not on its start screen
 
 I/O rules (DESIGN.md, "The serial link"): input is polled, and only the
 bytes that are there are read, into a fixed buffer; a line longer than
 proto.MAX_LINE is dropped and answered with an error frame; only this task
 writes. Nothing a frame says can change a finished result: the link reads
 finished matches, and drops one only on an ack that verifies under the
-pairing key. Ctrl-C (0x03) and Ctrl-D (0x04) are plain bytes here
-(micropython.kbd_intr(-1)); mpremote's `\\r\\x03\\r\\x01` outside a frame asks for
-maintenance mode, as a `repl` request does.
+pairing key. Everything else that changes a paired box (an assignment, the
+clock, maintenance mode, a new key) must be signed by its judge over the
+box's current challenge (docs/security.md); a request that is not is refused
+with an error frame and counted (`rejected` in the hello). Ctrl-C (0x03) and
+Ctrl-D (0x04) are plain bytes here (micropython.kbd_intr(-1)); mpremote's
+`\\r\\x03\\r\\x01` outside a frame asks an UNPAIRED box for maintenance mode, as
+a `repl` request does (a fresh box is flashed that way); a paired box refuses it.
 """
 
 from nakk.compat import const
@@ -44,10 +50,11 @@ _LIST_MAX = const(40)     # matches named per `list` response (it says when ther
 _KEY_MAGIC = b"nakk-key 1 "
 _MREPL = b"\r\x03\r\x01"  # mpremote: interrupt, then raw REPL
 
-_Q_PAIR = ("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?")   # the UI adds "Hoia OK"
+_Q_PAIR = ("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?")   # the UI adds the judge, "Hoia PREV+NEXT"
+_JUDGE_MAX = const(40)    # characters of the judge's name a pair request may carry
 
 _ASSIGN_FIELDS = ("tournament", "table", "round", "ruleset", "settings", "sides", "seats",
-                  "first_shuffler", "boards", "room", "clock", "note")
+                  "first_shuffler", "boards", "room", "clock", "note", "assignment")
 
 
 class _Refuse(Exception):
@@ -71,6 +78,7 @@ class Link:
         self.poll_ms = poll_ms
         self.journal = app.journal   # None when it could not be opened (the box says so): nothing to hand over
         self.key_path = app.root + "/key"
+        self.judge = ""        # the name of the judge the box is paired with ("" when not, or not told)
         self.key = self._load_key()
         self.device = board.device_id()
         # Every buffer a frame needs is made here, at boot: by the time the judge
@@ -93,13 +101,16 @@ class Link:
         self.errors = 0        # error frames sent
         self.ignored = 0       # lines that were not frames
         self.maintenance = 0   # maintenance requests seen
+        self.rejected = 0      # requests refused since boot for a missing or wrong signature (hello: rejected)
+        self.challenge = ""    # what the judge's next signed request must carry (hello: challenge)
+        self._fresh()
         self.task = None
 
     # ------------------------------------------------------------ key
     def _load_key(self):
         try:
             with open(self.key_path, "rb") as f:
-                data = f.read(128)
+                data = f.read(256)
         except OSError:
             return None
         recs, status = record.decode_all(data)
@@ -108,15 +119,63 @@ class Link:
         p = recs[0][1]
         if not p.startswith(_KEY_MAGIC):
             return None
+        h = len(_KEY_MAGIC) + 2 * KEY_LEN     # the key's hex, then " " and the judge's name
         try:
-            key = proto.unhexlify(p[len(_KEY_MAGIC):])
-        except ValueError:
+            key = proto.unhexlify(p[len(_KEY_MAGIC):h])
+            judge = str(p[h + 1:], "utf-8") if len(p) > h else ""
+        except (ValueError, UnicodeError):
             return None
-        return key if len(key) == KEY_LEN else None
+        if len(key) != KEY_LEN:
+            return None
+        self.judge = judge
+        return key
 
-    def _save_key(self, key):
-        write_atomic(self.key_path, record.encode(record.META, _KEY_MAGIC + proto.hexlify(key)))
+    def _save_key(self, key, judge):
+        write_atomic(self.key_path, record.encode(record.META, _KEY_MAGIC + proto.hexlify(key) + b" "
+                                                  + judge.encode()))
         self.key = key
+        self.judge = judge
+
+    # ------------------------------------------------------------ signed requests
+    def _fresh(self):
+        """A new challenge: the judge's next signed request must carry it (one use, and none
+        survives a reboot), so a recorded request cannot be sent again."""
+        try:
+            import os
+            b = os.urandom(8)
+        except (ImportError, AttributeError):
+            import random
+            b = bytes(random.getrandbits(8) for _ in range(8))
+        self.challenge = _hex(b)
+
+    def _reject(self, why):
+        self.rejected += 1
+        raise _Refuse(proto.E_BAD_MAC, why)
+
+    def _signed(self, obj):
+        """Refuse (E_BAD_MAC, counted) unless obj is signed with this box's key over its canonical
+        body and the box's current challenge (proto.signed_msg); then the challenge is used up."""
+        mac = obj.get("mac")
+        ch = obj.get("challenge")
+        if not isinstance(mac, str) or not isinstance(ch, str):
+            self._reject("not signed: this box is paired, and only its judge (%s) changes it" % self.judge)
+        try:
+            given = proto.unhexlify(mac)
+        except ValueError:
+            given = b""
+        body = {}
+        for k in obj:
+            if k != "id" and k != "mac":
+                body[k] = obj[k]
+        fs_id = self.journal.fs_id if self.journal is not None else ""
+        want = hmac_sha256(self.key, proto.signed_msg(self.device, fs_id, encode(body)))
+        ok = eq(want, given)
+        if not eq(ch.encode(), self.challenge.encode()):
+            ok = False
+        if not ok:
+            self._reject("not signed by this box's judge (%s), or with an old challenge: ask hello again"
+                         % self.judge)
+        self._fresh()
 
     # ------------------------------------------------------------ the task
     def start(self):
@@ -183,7 +242,7 @@ class Link:
                 self._seq += 1
                 if self._seq == 4:
                     self._seq = 0
-                    self._maintenance()
+                    self._mpremote()
             else:
                 self._seq = 1 if c == 13 else 0
             if c == 10 or c == 13:
@@ -241,7 +300,14 @@ class Link:
         self.errors += 1
         self._send(proto.error(rid, code, why))
 
-    def _maintenance(self):
+    def _mpremote(self):
+        # bytes alone reset only a box that holds no judge's key (a fresh box is flashed so);
+        # a paired one needs its judge's signed `repl`, or OK held at power-on
+        if self.key is not None:
+            self.rejected += 1
+            self._error(0, proto.E_BAD_MAC, "this box is paired: maintenance needs its judge's signed repl "
+                        "request (nakk flash) or OK held at power-on")
+            return
         self.maintenance += 1
         if getattr(self.board, "request_maintenance", None) is not None:
             self._reset = True
@@ -355,7 +421,10 @@ class Link:
                "free": j.free_bytes() if j is not None else 0,
                "unsynced": table.waiting(), "ready": len(ready), "paired": self.key is not None,
                "clock": int(time.time()) + self.clock_offset, "max_line": proto.MAX_LINE,
-               "damaged": len(damaged), "damaged_matches": sorted(damaged)}
+               "damaged": len(damaged), "damaged_matches": sorted(damaged),
+               "challenge": self.challenge, "rejected": self.rejected}
+        if self.key is not None:
+            out["judge"] = self.judge
         if j is None:
             out["broken"] = table.broken or "the journal could not be opened"
         nonce = obj.get("nonce")
@@ -425,7 +494,7 @@ class Link:
         except ValueError:
             raise _Refuse(proto.E_BAD, "mac: hex")
         if not eq(hmac_sha256(self.key, proto.ack_msg(rid_s, sha)), given):
-            raise _Refuse(proto.E_BAD_MAC, "the acknowledgement is not signed with this box's key")
+            self._reject("the acknowledgement is not signed with this box's key")
         if not self._is_ready(n):
             raise _Refuse(proto.E_NO_MATCH, "no finished, unacknowledged match %d (already acknowledged?)" % n)
         g = self._read(n, fold=False)
@@ -445,6 +514,8 @@ class Link:
 
     def c_assign(self, rid, obj):
         from nakk.match import Match
+        self._need_key()
+        self._signed(obj)
         a = {}
         for k in _ASSIGN_FIELDS:
             if k in obj:
@@ -473,8 +544,11 @@ class Link:
     def c_pair(self, rid, obj):
         key = obj.get("key")
         nonce = obj.get("nonce")
+        judge = obj.get("judge")
         if not isinstance(nonce, str) or not 8 <= len(nonce) <= 64:
             raise _Refuse(proto.E_BAD, "nonce: 8 to 64 characters")
+        if not isinstance(judge, str) or not 1 <= len(judge) <= _JUDGE_MAX:
+            raise _Refuse(proto.E_BAD, "judge: the judge's name, 1 to %d characters" % _JUDGE_MAX)
         try:
             key = proto.unhexlify(key) if isinstance(key, str) else b""
         except ValueError:
@@ -483,13 +557,28 @@ class Link:
             raise _Refuse(proto.E_BAD, "key: %d bytes in hex" % KEY_LEN)
         if self.journal is None:
             raise _Refuse(proto.E_REFUSED, "this box's journal could not be opened: call the judge")
+        if self.key is not None:
+            # re-keying a paired box: only with its current judge's consent, signed with the old key
+            c = obj.get("consent")
+            try:
+                given = proto.unhexlify(c) if isinstance(c, str) else b""
+            except ValueError:
+                given = b""
+            want = hmac_sha256(self.key, proto.consent_msg(nonce, self.device, self.journal.fs_id,
+                                                           _hex(hashlib.sha256(key).digest()), judge))
+            if not eq(want, given):
+                self._reject("this box is paired with judge %s: only that judge's consent (nakk pair from its "
+                             "laptop) gives it another, or its own reset (docs/security.md)" % self.judge)
         ask = getattr(self.app, "ask", None)
         if ask is None:
             raise _Refuse(proto.E_REFUSED, "this box cannot ask its players")
         if self._pair is not None:
             raise _Refuse(proto.E_BUSY, "a pairing is already waiting for the players")
-        self._pair = [rid, key, nonce, time.ticks_ms()]
-        ask(_Q_PAIR, self._paired, PAIR_MS)
+        self._pair = [rid, key, nonce, time.ticks_ms(), judge]
+        if ask(_Q_PAIR, self._paired, PAIR_MS, judge) is False:
+            self._pair = None
+            raise _Refuse(proto.E_BUSY, "the box is not on its start screen (a match is in play, or a finished one "
+                          "waits): pair it between matches, when it shows the start screen")
         return None     # the answer comes when the players have answered
 
     def _paired(self, yes):
@@ -497,20 +586,23 @@ class Link:
         if p is None:
             return
         self._pair = None
-        rid, key, nonce = p[0], p[1], p[2]
+        rid, key, nonce, judge = p[0], p[1], p[2], p[4]
         if not yes:
-            self._error(rid, proto.E_REFUSED, "the players did not confirm the pairing")
+            self._error(rid, proto.E_REFUSED, "nobody at the box held PREV and NEXT to confirm the pairing")
             return
         try:
-            self._save_key(key)
+            self._save_key(key, judge)
         except OSError as e:
             self._error(rid, proto.E_FAILED, "could not save the key: %r" % (e,))
             return
+        self._fresh()
         mac = hmac_sha256(key, proto.pair_msg(nonce, self.device, self.journal.fs_id))
         self._send(proto.reply(rid, {"paired": True, "device": self.device,
                                      "fs_id": self.journal.fs_id, "mac": _hex(mac)}))
 
     def c_repl(self, rid, obj):
+        if self.key is not None:
+            self._signed(obj)      # an unpaired box holds nothing of a judge's: it takes it unsigned
         if getattr(self.board, "request_maintenance", None) is None:
             raise _Refuse(proto.E_REFUSED, "this board has no maintenance mode")
         self.maintenance += 1

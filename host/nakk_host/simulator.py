@@ -701,9 +701,11 @@ _LONG_ALIASES = {"LPREV": "PREV", "LOK": "OK", "LNEXT": "NEXT"}
 
 
 def _chord(name):
-    """Whether name is side buttons pressed together: A+B, B+C, A+B+C ..."""
+    """Whether name is side buttons pressed together (A+B, B+C, A+B+C ...) or PREV+NEXT (held
+    together: the pairing's yes)."""
     parts = name.split("+")
-    return len(parts) > 1 and len(set(parts)) == len(parts) and all(p in BUTTONS[:3] for p in parts)
+    return (len(parts) > 1 and len(set(parts)) == len(parts) and all(p in BUTTONS[:3] for p in parts)) \
+        or name == "PREV+NEXT"
 
 
 class KeyScriptError(ValueError):
