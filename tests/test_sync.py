@@ -293,7 +293,7 @@ class EvilBox:
         cmd = req["cmd"]
         sha = hashlib.sha256(self.raw).hexdigest()
         if cmd == "hello":
-            return {"device": self.device, "fs_id": self.fs_id, "proto": 1, "paired": True,
+            return {"device": self.device, "fs_id": self.fs_id, "proto": proto.VERSION, "paired": True,
                     "mac": hmac_sha256(self.key, proto.hello_msg(req["nonce"], self.device, self.fs_id)).hex()}
         if cmd == "list":
             return {"matches": [] if self.acks else [[1, self.rid]], "more": False}
