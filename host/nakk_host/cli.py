@@ -548,7 +548,7 @@ def add_demo(sub):
 def cmd_flash(args):
     from nakk_host import flash
     try:
-        r = flash.flash(args.port, force=args.force, say=print, progress=sys.stdout.isatty())
+        r = flash.flash(args.port, force=args.force, say=print, progress=sys.stdout.isatty(), db=args.db)
     except flash.FlashError as e:
         raise CommandError(str(e))
     if r["copied"] or r["removed"]:
@@ -568,6 +568,8 @@ def add_flash(sub):
                                    "the judge.")
     p.add_argument("--port", help="the box's serial port or a pyserial URL (default: the one Pico on USB)")
     p.add_argument("--force", action="store_true", help="flash even though results wait for the judge (they stay on the box)")
+    p.add_argument("--db", default="nakk.db", help="the judge's database: a paired box enters maintenance mode only on a "
+                   "request signed with the key kept there (default: %(default)s)")
     p.set_defaults(func=cmd_flash)
 
 
