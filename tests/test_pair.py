@@ -185,3 +185,34 @@ def test_sync_while_the_players_enter_a_deal(tmp_path):
     assert [e["type"] for e in events] == ["setup", "deal"]
     assert events[0]["match"] == 2
     assert (events[1]["maker"], events[1]["winner"]) == ("A", "B")
+
+
+def test_the_box_s_own_reset_forgets_its_judge_only_once_its_results_are_synced(tmp_path):
+    """A judge whose laptop is gone: PREV and NEXT held on the box's start screen ask "Forget the judge?"
+    (naming it), held again the key is forgotten and another judge may pair it at the box. While a result
+    waits for the judge the box says "sync first" and keeps its key, so a reset cannot hand unsynced
+    results to another laptop."""
+    db = str(tmp_path / "judge.db")
+    image, fs_id, key = boxes.paired_box(tmp_path, "laud4", db, count=1)
+    with Simulator(image, register=False) as sim:
+        sim.press("OK", long=True)                       # the start screen
+        start = sim.framebuffer()
+        sim.press("PREV+NEXT", long=True)                # a result waits: "sync first"
+        assert sim.framebuffer() != start
+        with D.Box(sim.tty) as box:
+            assert box.hello()["paired"] is True
+        assert S.sync([D.Port(sim.tty)], db)[0].new == ["%s-1" % fs_id]
+        sim.press("PREV+NEXT", long=True)                # synced: the question
+        sim.press("OK", long=True)                       # a long OK: no, the key is kept
+        with D.Box(sim.tty) as box:
+            assert box.hello()["paired"] is True
+        sim.press("PREV+NEXT", long=True)
+        sim.press("PREV+NEXT", long=True)                # held again: forgotten
+        with D.Box(sim.tty) as box:
+            h = box.hello()
+            assert h["paired"] is False and "judge" not in h
+        other = str(tmp_path / "other.db")               # another judge pairs it, at the box
+        got = pair_while(sim, other, "PREV+NEXT", judge_name="Kohtunik Mari")
+        assert "error" not in got, got
+        with D.Box(sim.tty) as box:
+            assert box.hello()["judge"] == "Kohtunik Mari"

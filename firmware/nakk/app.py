@@ -21,6 +21,7 @@ What other tasks may use (the link, the simulator's control channel):
   assignment_changed()  assignment.json was written or removed: offered at once
   ask(words, on_answer, timeout_ms, detail)  the pairing question (PREV+NEXT held: yes),
                       over the start screen only (else False)
+  say(words, extra)   a message on the screen
   handled, sent       button events handled and display bytes sent since boot
   saving()            an entry is on screen but not yet on flash
   button_down(i)      the driver sees button i held
@@ -109,6 +110,9 @@ class App:
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
                        sound=self.settings.sound, on_sound=self._save_settings,
                        max_sides=3 if board.pins[2] is not None else 2)
+        reset = getattr(self.link, "reset_question", None)
+        if reset is not None:
+            self.ui.on_reset = reset       # PREV+NEXT held on the start screen: forget the judge?
         self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))
         # Side presses are reported at once; two sides together are caught by
         # the UI, which takes the first back while its entry is still held
@@ -384,6 +388,11 @@ class App:
             return False
         self.frame()
         return True
+
+    def say(self, words, extra=""):
+        """A message on the box's screen (words: (et, en)), drawn now."""
+        self.ui.say(words, extra)
+        self.frame()
 
     def saving(self):
         """An entry is on screen but not yet on flash."""

@@ -21,6 +21,10 @@ _KEY_MAGIC = b"nakk-key 1 "
 _JUDGE_MAX = const(40)    # characters of the judge's name a pair request may carry
 
 _Q_PAIR = ("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?")   # the UI adds the judge, "Hoia PREV+NEXT"
+_Q_FORGET = ("Unusta kohtunik?", "Forget the judge?")
+_NOT_PAIRED = ("Pole paaritud", "Not paired")
+_SYNC_FIRST = ("Enne sünkrooni: tulemusi ootel", "Sync first: results wait")
+_FORGOTTEN = ("Kohtunik unustatud: nakk pair", "Judge forgotten: nakk pair")
 
 
 class _Refuse(Exception):
@@ -189,3 +193,35 @@ class Trust:
         self._reset = True
         return {"maintenance": True}
 
+
+    # ------------------------------------------------------------ the box's own reset
+    def reset_question(self):
+        """PREV and NEXT held together on the start screen: the box's own reset of its pairing, for
+        a judge whose laptop (and key) is gone. Only with no finished match on flash that the judge
+        has not acknowledged (a reset then would let another laptop pair, ack and drop them): the
+        box says "sync first". Else it asks, naming its judge; held again, the key is forgotten and
+        any judge may pair it, at the box, as a fresh one."""
+        app = self.app
+        if self.key is None:
+            app.say(_NOT_PAIRED)
+            return
+        j = self.journal
+        if j is not None:
+            for n, fin in j.matches():
+                if fin:
+                    app.say(_SYNC_FIRST)
+                    return
+        app.ask(_Q_FORGET, self._forget, PAIR_MS, self.judge)
+
+    def _forget(self, yes):
+        if not yes:
+            return
+        import os
+        try:
+            os.remove(self.key_path)
+        except OSError:
+            pass
+        self.key = None
+        self.judge = ""
+        self._fresh()
+        self.app.say(_FORGOTTEN)

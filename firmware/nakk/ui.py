@@ -19,8 +19,9 @@ The buttons, everywhere:
   long OK         the menu: redeal (with its reason), forfeit, language; on a
                   finished match, the next match
   PREV+NEXT held  together (their long presses within PAIR_MS of each other): yes
-                  to the pairing question, and nothing anywhere else -- the one
-                  press no screen uses, so no habit answers it
+                  to the pairing question; on the start screen, the box's own reset
+                  of its pairing (on_reset: the app asks first); nothing anywhere
+                  else -- the one press no other screen uses, so no habit does it
 Two side buttons together enter nothing and ask for one at a time. The
 driver reports a side press at once (for latency); when a different side
 button follows within CHORD_MS (on the times the events carry), the UI takes
@@ -131,6 +132,10 @@ class Ui:
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout,
         #                            time of a lone long PREV/NEXT (half the yes) or None, its button]
         self.chord_ms = chord_ms
+        self.on_reset = None       # PREV+NEXT held on the start screen: the app's (the link's reset question)
+        self._long_t = 0           # the time of the latest long press
+        self._half = None          # on the start screen: the button of a lone long PREV/NEXT, at _half_t
+        self._half_t = 0
         self._likely = None        # likely_match(), made for ui.version _likely_v
         self._likely_v = -1
         self.mode = START
@@ -331,6 +336,8 @@ class Ui:
             return _NOTHING
         if k == K.PRESS:
             return self._side_press(b, K.at(ev))
+        if k == K.LONG:
+            self._long_t = K.at(ev)
         self._chord = None
         self._chord_kept = False
         return self._dispatch(k, b)
@@ -738,8 +745,22 @@ class Ui:
         title, items, cursor = self.wizard.show()
         self._list(title, items, cursor)
 
+    def _held_together(self, b):
+        """PREV and NEXT held together on the start screen (the second half of it now): True.
+        The first half does what it does alone (a long PREV steps the wizard back)."""
+        h = self._half
+        self._half = b
+        if h is not None and h != b and K.span(self._half_t, self._long_t) <= PAIR_MS:
+            self._half = None
+            return True
+        self._half_t = self._long_t
+        return False
+
     def _start_event(self, k, b):
         if self._move(k, b):
+            return _MOVED
+        if k == K.LONG and (b == K.PREV or b == K.NEXT) and self.on_reset is not None and self._held_together(b):
+            self.on_reset()
             return _MOVED
         if self.chosen is None:
             # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand
