@@ -47,6 +47,18 @@ def nakk(capsys, *argv):
     return out.out
 
 
+class SecondMatch(EvilBox):
+    """The fake box, offering its result as match 2."""
+
+    def _answer(self, req):
+        out = EvilBox._answer(self, req)
+        if req["cmd"] == "list" and out["matches"]:
+            out["matches"] = [[2, self.rid]]
+        if req["cmd"] == "get":
+            out["n"] = 2
+        return out
+
+
 def moved(raw, **change):
     lines = raw.split(b"\n")
     setup = parse(lines[0])
@@ -106,6 +118,14 @@ def test_a_result_moved_to_another_table_is_refused_and_the_genuine_one_is_store
         # the genuine result is stored afterwards, verified, under the same id
         rep = S.sync([D.Port(sim.tty)], db)[0]
         assert rep.new == [genuine["rid"]] and rep.ok() and rep.flagged == []
+        # and a second result under the same assignment (another match number), signed with the box's key
+        copy = moved(raw, match=2)
+        evil = SecondMatch(key, fs_id, device, copy, final=recompute(copy)[1]["final"], rid="%s-2" % fs_id)
+        try:
+            rep = S.sync([D.Port(evil.url)], db)[0]
+        finally:
+            evil.close()
+        assert evil.acks == 0 and rep.new == [] and "already has its result %s" % genuine["rid"] in rep.rejected[0][1]
     conn = store.open_db(db)
     (r,) = store.results(conn)
     assert r["status"] == "verified" and r["table_no"] == 1 and bytes(r["events"]) == raw

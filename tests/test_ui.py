@@ -621,6 +621,8 @@ def test_the_pairing_question_needs_prev_and_next_held_and_only_on_the_start_scr
     assert ui.ask(*q, detail="Kohtunik Kalju") is True
     assert ui.mode == U.ASK and ui.title == ("Paarida?", "Pair?") and ui.detail == "Kohtunik Kalju"
     assert ui.items == (W.HOLD_PN,)
+    assert ui.ask(("Toine?", "Another?"), answers.append) is False     # a second question never replaces it
+    assert ui.title == ("Paarida?", "Pair?") and answers == []
     got = []
     play(ui, "LOK", got)                              # the players' habit: only dismisses it
     assert answers == [False] and got == [(U.MOVED, None)] and ui.mode == U.START and ui.table.match is None

@@ -260,13 +260,12 @@ class Ui:
         """Put the pairing question (words: (et, en); detail: the line under it, the judge's
         name) on the screen, at once -- only over the start screen, where no long press
         starts or ends anything; returns False (nothing shown, on_answer never called)
-        anywhere else. PREV and NEXT held together answer on_answer(True); any other
-        press (it does nothing more), timeout_ms without a press, or a newer question
-        answer on_answer(False). Then the screen is as it was."""
-        if self.mode != START and self._asked is None:
+        anywhere else, and while a question is up (a second one never replaces it). PREV
+        and NEXT held together answer on_answer(True); any other press (it does nothing
+        more) or timeout_ms without a press answer on_answer(False). Then the screen is
+        as it was."""
+        if self.mode != START:
             return False
-        if self._asked is not None:
-            self._end_ask(False)
         self._asked = [self._screen(), on_answer, self._ms(), timeout_ms, None, -1]
         self._chord = None
         self._chord_kept = False

@@ -120,10 +120,10 @@ _ASSIGNED = ("tournament", "table", "round", "room", "ruleset", "settings", "sid
              "boards")
 
 
-def check_assigned(conn, dev_id, setup):
+def check_assigned(conn, dev_id, setup, rid=None):
     """Raise Rejected (an alarm naming the box) unless a result's setup fits what this judge
-    assigned: the assignment it names (setup.assignment) was given to this box and says the same
-    tournament, table, round, sides and settings; and a result naming no assignment does not claim a
+    assigned: the assignment it names (setup.assignment) was given to this box, says the same
+    tournament, table, round, sides and settings, and has no other result (rid: this one's); and a result naming no assignment does not claim a
     table and round the judge assigned to another box. A match set up by hand at a table nobody
     was assigned passes (the judge places it)."""
     if setup is None:
@@ -138,6 +138,12 @@ def check_assigned(conn, dev_id, setup):
         if row["device_id"] not in (None, dev_id) and not str(row["device_id"]).startswith("image:"):
             raise Rejected("box %s: the result names assignment %s, which this judge gave box %s"
                            % (dev_id, aid, row["device_id"]), alarm=True)
+        used = conn.execute("SELECT result_id FROM results WHERE device_id=? AND result_id<>? "
+                            "AND instr(CAST(events AS TEXT), ?) > 0",
+                            (dev_id, rid, '"assignment":"%s"' % aid)).fetchone()
+        if used is not None:
+            raise Rejected("box %s: assignment %s already has its result %s: a second one is not stored"
+                           % (dev_id, aid, used["result_id"]), alarm=True)
         given = json.loads(row["content"])
         for k in _ASSIGNED:
             if given.get(k) != setup.get(k):
@@ -245,7 +251,7 @@ def _batch(box, conn, rep, key, dev_id, fs_id, hello, todo, judge):
             continue
         try:
             status, problems, summary, setup = check_result(key, fs_id, got)
-            check_assigned(conn, dev_id, setup)
+            check_assigned(conn, dev_id, setup, got["rid"])
             checked.append((n, got, status, problems, summary, setup))
         except Rejected as e:
             rep.rejected.append((got["rid"], str(e)))
