@@ -17,6 +17,7 @@ What it needs (the seams, documented in board/__init__.py and app.py):
                           on_answer(True) when PREV and NEXT are held together,
                           else False; returns False (nothing shown) when the box
                           is not on its start screen
+  app.say(words)          a message on the box (the box's own reset: nakk.trust)
 
 I/O rules (DESIGN.md, "The serial link"): input is polled, and only the
 bytes that are there are read, into a fixed buffer; a line longer than
@@ -77,7 +78,7 @@ class Link(Trust):
         self._seq = 0          # how much of _MREPL came last, outside a frame
         self._out = []         # frames waiting to be written by the task
         self._got = None       # [n, rid, size, sha hex, events, final] of the last match read
-        self._pair = None      # [rid, key, nonce, started ms] while the players are asked
+        self._pair = None      # [rid, key, nonce, started ms, judge] while the box asks (nakk.pairing)
         self._reset = False    # enter maintenance mode once the reply is written
         self.clock_offset = 0  # the judge's clock minus the box's (seconds)
         # counters (the simulator's I line and bench_sync read them)
@@ -120,7 +121,8 @@ class Link(Trust):
         else:
             got = 0
         if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS + 5000:
-            self._paired(False)
+            from nakk import pairing
+            pairing.answered(self, False)     # the question's own time-out did not come: no
         if self._out or self._reset:
             self._flush()
         return got
@@ -429,6 +431,9 @@ class Link(Trust):
             Match().apply(ev)      # the same check as a match started at the table
         except EventError as e:
             raise _Refuse(proto.E_BAD, str(e))
+        aid = a.get("assignment")
+        if aid is not None and not (isinstance(aid, str) and 1 <= len(aid) <= 64):
+            raise _Refuse(proto.E_BAD, "assignment: the judge's id for it, 1 to 64 characters")
         a["device"] = self.device
         try:
             write_atomic(self.app.assignment_path, encode(a))
