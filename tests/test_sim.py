@@ -238,7 +238,10 @@ def test_parse_keys():
     with pytest.raises(S.KeyScriptError, match="line 2"):
         S.parse_keys("A\nD")
     assert S.parse_keys("a+b A+B+C b+c") == [("A+B", False), ("A+B+C", False), ("B+C", False)]
-    for bad in ("A+A", "A+OK", "A+", "+B"):
+    assert S.parse_keys("prev+next:long") == [("PREV+NEXT", True)]     # held together: the pairing's yes
+    with pytest.raises(S.KeyScriptError, match="long press"):
+        S.parse_keys("A+B:long")
+    for bad in ("A+A", "A+OK", "A+", "+B", "NEXT+PREV"):
         with pytest.raises(S.KeyScriptError, match="unknown key"):
             S.parse_keys(bad)
 

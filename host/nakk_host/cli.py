@@ -362,7 +362,7 @@ def add_sim(sub):
                    "default: %(default)s)")
     p.add_argument("--format", action="store_true",
                    help="overwrite the --image file with an empty flash, whatever it holds")
-    p.add_argument("--keys", help='key script, e.g. "OK OK OK OK A A" (A B C PREV OK NEXT; PREV:long OK:long NEXT:long or LPREV LOK LNEXT)')
+    p.add_argument("--keys", help='key script, e.g. "OK OK OK OK A A" (A B C PREV OK NEXT; PREV:long OK:long NEXT:long or LPREV LOK LNEXT; A+B a chord; PREV+NEXT:long held together)')
     p.add_argument("--keys-file", help="key script file (# starts a comment)")
     p.add_argument("--screenshot", metavar="FILE.png", help="write a PNG of the OLED and the rings (at the end, or on `s`)")
     p.add_argument("--lang", choices=("et", "en"), help="the box's language (saved on its flash)")
