@@ -226,7 +226,7 @@ def test_nakk_sim_keys_and_screenshot(tmp_path):
 def test_nakk_sim_key_errors(tmp_path):
     r = subprocess.run(NAKK + ["sim", "--image", str(tmp_path / "f.img"), "--keys", "OK A:long"],
                        capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 2 and "only PREV, OK and NEXT have a long press" in r.stderr
+    assert r.returncode == 2 and "only PREV, OK, NEXT and PREV+NEXT have a long press" in r.stderr
     r = subprocess.run(NAKK + ["sim", "--image", str(tmp_path / "f.img")], capture_output=True, text=True,
                        cwd=ROOT, stdin=subprocess.DEVNULL)
     assert r.returncode == 2 and "nakk: no terminal" in r.stderr
