@@ -132,18 +132,22 @@ def test_a_saved_entry_beeps_and_the_sound_can_be_switched_off(tmp_path):
     assert r["summary"]["deals"] == 3 and r["beeps"] == "-"
 
 
-def test_a_question_from_another_task_takes_a_long_ok_and_leaves_the_entry_as_it_was(tmp_path):
-    img = tmp_path / "flash.img"
-    # the game entered (its results asked), then the link's question: long OK says yes, and the deal goes on
-    r = boot(img, START + " OK ask LOK note A")
-    assert r["answer"] == "True"
-    assert r["note"].split()[0] == "1"              # back on the deal entry at once
-    assert r["summary"]["deals"] == 1 and r["summary"]["score"][0] > 0   # "Kaotas": maker B, won by A
-    # anything else says no (and enters nothing); so does nobody pressing at all
-    r = boot(img, "ask A")
-    assert r["answer"] == "False" and r["summary"]["deals"] == 1 and r["beeps"] == "-"
-    r = boot(img, "ask:300 wait")
-    assert r["answer"] == "False" and r["mode"] == "1"
+def test_the_pairing_question_needs_prev_and_next_held_and_only_over_the_start_screen(tmp_path):
+    # on the start screen: the players' habit (long OK) only dismisses it, and starts nothing
+    r = boot(tmp_path / "a.img", "ask LOK note")
+    assert r["asked"] == "True" and r["answer"] == "False" and r["summary"] is None
+    assert r["note"].split()[0] == "0"               # the start screen is back
+    # PREV and NEXT held together say yes; nobody pressing says no
+    r = boot(tmp_path / "b.img", "ask LPREV+NEXT")
+    assert r["asked"] == "True" and r["answer"] == "True" and r["mode"] == "0" and r["summary"] is None
+    r = boot(tmp_path / "c.img", "ask:300 wait")
+    assert r["answer"] == "False" and r["mode"] == "0"
+    # a match in play: the question is not shown at all, and the deal goes on
+    img = tmp_path / "d.img"
+    r = boot(img, START + " OK ask LOK")
+    assert r["asked"] == "False" and "answer" not in r and r["mode"] == "2"   # long OK: the menu, as always
+    r = boot(img, "A")
+    assert r["summary"]["deals"] == 1
 
 
 def test_an_assignment_that_arrives_while_the_box_runs_is_offered_at_once(tmp_path):

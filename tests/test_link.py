@@ -26,10 +26,16 @@ def test_link_heap(tmp_path):
 
 
 def test_link_control_bytes_and_maintenance(tmp_path):
+    """Control bytes, and what changes a box: on a paired box mpremote's bytes, an unsigned, wrongly
+    signed or replayed repl or assign are refused and counted; a signed one is taken once. An unpaired
+    box takes mpremote's bytes and an unsigned repl (a fresh box is flashed so), and no assignment."""
     image = str(tmp_path / "ctl.img")
-    boxes.fill(image, 1, key=os.urandom(32))
-    r = subprocess.run([micropython_path(), "-X", "heapsize=320K", os.path.join(TESTS, "mpy", "link_check.py"), image],
-                       env=micropython_env(), capture_output=True, text=True, timeout=120)
+    key = os.urandom(32)
+    boxes.fill(image, 1, key=key)
+    fresh = str(tmp_path / "fresh.img")
+    boxes.fill(fresh, 1)
+    r = subprocess.run([micropython_path(), "-X", "heapsize=320K", os.path.join(TESTS, "mpy", "link_check.py"), image,
+                        key.hex(), fresh], env=micropython_env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    assert len(lines) == 7 and all(l.startswith("PASS ") for l in lines), r.stdout
+    assert len(lines) == 15 and all(l.startswith("PASS ") for l in lines), r.stdout

@@ -226,7 +226,7 @@ def test_nakk_sim_keys_and_screenshot(tmp_path):
 def test_nakk_sim_key_errors(tmp_path):
     r = subprocess.run(NAKK + ["sim", "--image", str(tmp_path / "f.img"), "--keys", "OK A:long"],
                        capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 2 and "only PREV, OK and NEXT have a long press" in r.stderr
+    assert r.returncode == 2 and "only PREV, OK, NEXT and PREV+NEXT have a long press" in r.stderr
     r = subprocess.run(NAKK + ["sim", "--image", str(tmp_path / "f.img")], capture_output=True, text=True,
                        cwd=ROOT, stdin=subprocess.DEVNULL)
     assert r.returncode == 2 and "nakk: no terminal" in r.stderr
@@ -238,7 +238,10 @@ def test_parse_keys():
     with pytest.raises(S.KeyScriptError, match="line 2"):
         S.parse_keys("A\nD")
     assert S.parse_keys("a+b A+B+C b+c") == [("A+B", False), ("A+B+C", False), ("B+C", False)]
-    for bad in ("A+A", "A+OK", "A+", "+B"):
+    assert S.parse_keys("prev+next:long") == [("PREV+NEXT", True)]     # held together: the pairing's yes
+    with pytest.raises(S.KeyScriptError, match="long press"):
+        S.parse_keys("A+B:long")
+    for bad in ("A+A", "A+OK", "A+", "+B", "NEXT+PREV"):
         with pytest.raises(S.KeyScriptError, match="unknown key"):
             S.parse_keys(bad)
 

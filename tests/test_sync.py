@@ -215,8 +215,11 @@ def test_noise_bad_frames_control_bytes_and_replays_lose_nothing(tmp_path):
         errs = _raw_lines(box, want=3)
         assert [e["error"] for e in errs] == ["damaged", "damaged", "too-long"], errs
         assert all(e["id"] == 0 and e["ok"] is False for e in errs)
-        # a line that is no frame is ignored; Ctrl-C, Ctrl-D and mpremote's raw-REPL request
+        # a line that is no frame is ignored, and Ctrl-C, Ctrl-D; mpremote's raw-REPL request is refused
+        # (a paired box: docs/security.md), with an error frame
         box.write(b">>> import os\r\n\x03\x03\x04\r\x03\r\x01\n")
+        (e,) = _raw_lines(box, want=1)
+        assert e["error"] == "bad-mac" and e["id"] == 0
         # a duplicated request is answered twice, the same
         box.write(good + good)
         a, b = _raw_lines(box, want=2)
@@ -296,7 +299,7 @@ class EvilBox:
         cmd = req["cmd"]
         sha = hashlib.sha256(self.raw).hexdigest()
         if cmd == "hello":
-            return {"device": self.device, "fs_id": self.fs_id, "proto": 1, "paired": True,
+            return {"device": self.device, "fs_id": self.fs_id, "proto": proto.VERSION, "paired": True,
                     "mac": hmac_sha256(self.key, proto.hello_msg(req["nonce"], self.device, self.fs_id)).hex()}
         if cmd == "list":
             return {"matches": [] if self.acks else [[1, self.rid]], "more": False}

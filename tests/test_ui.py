@@ -11,6 +11,7 @@ A script is space-separated button events:
   PREV OK NEXT         short press of a cluster button
   LPREV LOK LNEXT      long press
   A+B  A+B+C ...       two or three side buttons within the same ms (a chord)
+  PREV+NEXT            PREV and NEXT held together (their long presses 200 ms apart)
 """
 
 from nakk import buttons as K
@@ -38,6 +39,8 @@ class Clock:
 
 def events(token, t=0):
     """The button events of one script token, at time t (a chord: its side presses, all at t)."""
+    if token == "PREV+NEXT":
+        return [K.event(K.LONG, K.PREV, t), K.event(K.LONG, K.NEXT, t + 200)]
     if "+" in token:
         return [K.event(K.PRESS, _NAMES.index(part), t) for part in token.split("+")]
     if token[0] == "L" and len(token) > 1:
@@ -607,28 +610,45 @@ def test_an_assignment_offered_while_the_box_runs_shows_at_once():
     assert ui.mode == U.ENTRY and ui.assignment["table"] == 10
 
 
-def test_a_question_takes_a_long_ok_and_puts_the_screen_back():
+def test_the_pairing_question_needs_prev_and_next_held_and_only_on_the_start_screen():
     ui = started("saare-2020")
     play(ui, "NEXT OK")                               # ruutu, half an entry
     answers = []
-    ui.ask(("Paarida?", "Pair?"), answers.append)
-    assert ui.mode == U.ASK and ui.title == ("Paarida?", "Pair?")
+    assert ui.ask(("Paarida?", "Pair?"), answers.append) is False   # over a match: never shown
+    assert ui.mode == U.ENTRY and ui.deal.step == 1 and answers == []
+    ui = box()                                        # the start screen
+    q = (("Paarida?", "Pair?"), answers.append)
+    assert ui.ask(*q, detail="Kohtunik Kalju") is True
+    assert ui.mode == U.ASK and ui.title == ("Paarida?", "Pair?") and ui.detail == "Kohtunik Kalju"
+    assert ui.items == (W.HOLD_PN,)
+    assert ui.ask(("Toine?", "Another?"), answers.append) is False     # a second question never replaces it
+    assert ui.title == ("Paarida?", "Pair?") and answers == []
     got = []
-    play(ui, "LOK", got)
-    assert answers == [True] and got == [(U.MOVED, None)]
-    assert ui.mode == U.ENTRY and ui.deal.step == 1 and ui.deal.answers == {"game": "ruutu"}
-    ui.ask(("Paarida?", "Pair?"), answers.append)
-    play(ui, "B")                                     # any other press says no and enters nothing
-    assert answers == [True, False] and ui.deal.step == 1 and ui.table.match.st.deals == 0
+    play(ui, "LOK", got)                              # the players' habit: only dismisses it
+    assert answers == [False] and got == [(U.MOVED, None)] and ui.mode == U.START and ui.table.match is None
+    for no in ("OK", "A", "B", "LNEXT LPREV", "LPREV LPREV", "NEXT"):
+        ui.ask(*q)
+        play(ui, no)                                  # any other press (or the halves a second apart): no
+        assert answers[-1] is False and ui.mode == U.START and ui.table.match is None, no
+    n = len(answers)
+    ui.ask(*q)
+    play(ui, "PREV+NEXT")                             # held together: yes
+    assert answers[n:] == [True] and ui.mode == U.START and ui.table.match is None
+    ui.ask(*q)
+    play(ui, "LPREV")                                 # half of it, then nothing: no, once the window is past
+    assert ui.mode == U.ASK
+    ui.test_clock.t += U.PAIR_MS + 1
+    ui.tick()
+    assert answers[-1] is False and ui.mode == U.START
+    n = len(answers)
     ui.ask(("Paarida?", "Pair?"), answers.append, 500)
     ui.test_clock.t += 499
     ui.tick()
-    assert answers == [True, False]
+    assert len(answers) == n
     ui.test_clock.t += 1
     ui.tick()                                         # nobody answered: no
-    assert answers == [True, False, False] and ui.mode == U.ENTRY and ui.deal.step == 1
-    play(ui, "A")
-    assert ui.table.match.st.deals == 1
+    assert answers[n:] == [False] and ui.mode == U.START
+    assert play(ui, START["saare-2020"]) == 1 and ui.mode == U.ENTRY   # the start screen works as before
 
 
 def test_side_presses_together_take_back_the_first_and_enter_nothing():

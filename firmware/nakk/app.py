@@ -19,7 +19,9 @@ What other tasks may use (the link, the simulator's control channel):
   spawn(coro)         run a task beside the app's, under the same handler
   journal_changed()   the journal changed under the table (a match compacted away)
   assignment_changed()  assignment.json was written or removed: offered at once
-  ask(words, on_answer, timeout_ms)  a question on the box (long OK: yes)
+  ask(words, on_answer, timeout_ms, detail)  the pairing question (PREV+NEXT held: yes),
+                      over the start screen only (else False)
+  say(words, extra)   a message on the screen
   handled, sent       button events handled and display bytes sent since boot
   saving()            an entry is on screen but not yet on flash
   button_down(i)      the driver sees button i held
@@ -108,6 +110,9 @@ class App:
                        assignment=self._assignment(), chord_ms=U.CHORD_MS,
                        sound=self.settings.sound, on_sound=self._save_settings,
                        max_sides=3 if board.pins[2] is not None else 2)
+        reset = getattr(self.link, "reset_question", None)
+        if reset is not None:
+            self.ui.on_reset = reset       # PREV+NEXT held on the start screen: forget the judge?
         self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))
         # Side presses are reported at once; two sides together are caught by
         # the UI, which takes the first back while its entry is still held
@@ -375,10 +380,18 @@ class App:
         self._say_bad_assignment()
         self.frame()
 
-    def ask(self, words, on_answer, timeout_ms=U.ASK_MS):
-        """Ask the players (words: (et, en)); on_answer(True) on a long OK, else False (any
-        other press, or timeout_ms without one). Shown at once, over whatever is on screen."""
-        self.ui.ask(words, on_answer, timeout_ms)
+    def ask(self, words, on_answer, timeout_ms=U.ASK_MS, detail=""):
+        """The pairing question (words: (et, en); detail: the judge's name): on_answer(True)
+        when PREV and NEXT are held together, else False (any other press, or timeout_ms
+        without one). Shown at once over the start screen; False (not shown) elsewhere."""
+        if not self.ui.ask(words, on_answer, timeout_ms, detail):
+            return False
+        self.frame()
+        return True
+
+    def say(self, words, extra=""):
+        """A message on the box's screen (words: (et, en)), drawn now."""
+        self.ui.say(words, extra)
         self.frame()
 
     def saving(self):

@@ -24,7 +24,7 @@ SCHEMA = {
         (("v", _INT), ("ruleset", _STR), ("sides", _LIST)),
         (("settings", _DICT), ("tournament", _STR), ("table", _INT), ("round", _INT),
          ("room", _INT), ("boards", _LIST), ("seats", _LIST), ("first_shuffler", _INT),
-         ("match", _INT), ("clock", _INT), ("device", _STR), ("note", _STR)),
+         ("match", _INT), ("clock", _INT), ("device", _STR), ("note", _STR), ("assignment", _STR)),
     ),
     "deal": ((), None),  # fields belong to the ruleset
     "redeal": ((("reason", _STR),), (("note", _STR),)),

@@ -13,17 +13,25 @@ What it needs (the seams, documented in board/__init__.py and app.py):
   app.journal_changed()   the journal changed under the table (an ack
                           compacted a match away)
   app.assignment_changed()  assignment.json was written: offered at once
-  app.ask(words, on_answer, timeout_ms)  a question on the box (pairing:
-                          "Hoia OK"); on_answer(True) on a long OK, else False
+  app.ask(words, on_answer, timeout_ms, detail)  the pairing question on the box:
+                          on_answer(True) when PREV and NEXT are held together,
+                          else False; returns False (nothing shown) when the box
+                          is not on its start screen
+  app.say(words)          a message on the box (the box's own reset: nakk.trust)
 
 I/O rules (DESIGN.md, "The serial link"): input is polled, and only the
 bytes that are there are read, into a fixed buffer; a line longer than
 proto.MAX_LINE is dropped and answered with an error frame; only this task
 writes. Nothing a frame says can change a finished result: the link reads
 finished matches, and drops one only on an ack that verifies under the
-pairing key. Ctrl-C (0x03) and Ctrl-D (0x04) are plain bytes here
-(micropython.kbd_intr(-1)); mpremote's `\\r\\x03\\r\\x01` outside a frame asks for
-maintenance mode, as a `repl` request does.
+pairing key. Everything else that changes a paired box (an assignment, the
+clock, maintenance mode, a new key) must be signed by its judge over the
+box's current challenge (docs/security.md); a request that is not is refused
+with an error frame and counted (`rejected` in the hello). Ctrl-C (0x03) and
+Ctrl-D (0x04) are plain bytes here (micropython.kbd_intr(-1)); mpremote's
+`\\r\\x03\\r\\x01` outside a frame asks an UNPAIRED box for maintenance mode, as
+a `repl` request does (a fresh box is flashed that way); a paired box refuses it.
+The key, the challenge, pairing and maintenance are nakk.trust's (a mixin of Link).
 """
 
 from nakk.compat import const
@@ -35,35 +43,19 @@ import time
 from nakk import VERSION, proto, record
 from nakk.event import EventError, encode, parse
 from nakk.journal import READ_BUF, write_atomic
-from nakk.sign import KEY_LEN, eq, hmac_sha256
+from nakk.sign import eq, hmac_sha256
+from nakk.trust import PAIR_MS, Trust, _Refuse, _hex
 
 POLL_MS = const(10)       # how often the port is looked at while it is quiet
-PAIR_MS = const(60000)    # the players have this long to confirm a pairing
 _RX = const(256)          # bytes taken from the port per read
 _LIST_MAX = const(40)     # matches named per `list` response (it says when there are more)
-_KEY_MAGIC = b"nakk-key 1 "
 _MREPL = b"\r\x03\r\x01"  # mpremote: interrupt, then raw REPL
 
-_Q_PAIR = ("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?")   # the UI adds "Hoia OK"
-
 _ASSIGN_FIELDS = ("tournament", "table", "round", "ruleset", "settings", "sides", "seats",
-                  "first_shuffler", "boards", "room", "clock", "note")
+                  "first_shuffler", "boards", "room", "clock", "note", "assignment")
 
 
-class _Refuse(Exception):
-    """A request that gets an error response: code and why."""
-
-    def __init__(self, code, why):
-        super().__init__(why)
-        self.code = code
-        self.why = why
-
-
-def _hex(b):
-    return proto.hexlify(b).decode()
-
-
-class Link:
+class Link(Trust):
     def __init__(self, app, board, poll_ms=POLL_MS):
         self.app = app
         self.board = board
@@ -71,6 +63,7 @@ class Link:
         self.poll_ms = poll_ms
         self.journal = app.journal   # None when it could not be opened (the box says so): nothing to hand over
         self.key_path = app.root + "/key"
+        self.judge = ""        # the name of the judge the box is paired with ("" when not, or not told)
         self.key = self._load_key()
         self.device = board.device_id()
         # Every buffer a frame needs is made here, at boot: by the time the judge
@@ -85,7 +78,7 @@ class Link:
         self._seq = 0          # how much of _MREPL came last, outside a frame
         self._out = []         # frames waiting to be written by the task
         self._got = None       # [n, rid, size, sha hex, events, final] of the last match read
-        self._pair = None      # [rid, key, nonce, started ms] while the players are asked
+        self._pair = None      # [rid, key, nonce, started ms, judge] while the box asks (nakk.pairing)
         self._reset = False    # enter maintenance mode once the reply is written
         self.clock_offset = 0  # the judge's clock minus the box's (seconds)
         # counters (the simulator's I line and bench_sync read them)
@@ -93,30 +86,10 @@ class Link:
         self.errors = 0        # error frames sent
         self.ignored = 0       # lines that were not frames
         self.maintenance = 0   # maintenance requests seen
+        self.rejected = 0      # requests refused since boot for a missing or wrong signature (hello: rejected)
+        self.challenge = ""    # what the judge's next signed request must carry (hello: challenge)
+        self._fresh()
         self.task = None
-
-    # ------------------------------------------------------------ key
-    def _load_key(self):
-        try:
-            with open(self.key_path, "rb") as f:
-                data = f.read(128)
-        except OSError:
-            return None
-        recs, status = record.decode_all(data)
-        if status != record.END or len(recs) != 1 or recs[0][0] != record.META:
-            return None
-        p = recs[0][1]
-        if not p.startswith(_KEY_MAGIC):
-            return None
-        try:
-            key = proto.unhexlify(p[len(_KEY_MAGIC):])
-        except ValueError:
-            return None
-        return key if len(key) == KEY_LEN else None
-
-    def _save_key(self, key):
-        write_atomic(self.key_path, record.encode(record.META, _KEY_MAGIC + proto.hexlify(key)))
-        self.key = key
 
     # ------------------------------------------------------------ the task
     def start(self):
@@ -148,7 +121,8 @@ class Link:
         else:
             got = 0
         if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS + 5000:
-            self._paired(False)
+            from nakk import pairing
+            pairing.answered(self, False)     # the question's own time-out did not come: no
         if self._out or self._reset:
             self._flush()
         return got
@@ -183,7 +157,7 @@ class Link:
                 self._seq += 1
                 if self._seq == 4:
                     self._seq = 0
-                    self._maintenance()
+                    self._mpremote()
             else:
                 self._seq = 1 if c == 13 else 0
             if c == 10 or c == 13:
@@ -240,11 +214,6 @@ class Link:
     def _error(self, rid, code, why):
         self.errors += 1
         self._send(proto.error(rid, code, why))
-
-    def _maintenance(self):
-        self.maintenance += 1
-        if getattr(self.board, "request_maintenance", None) is not None:
-            self._reset = True
 
     # ------------------------------------------------------------ what is there to sync
     def _ready(self):
@@ -355,7 +324,10 @@ class Link:
                "free": j.free_bytes() if j is not None else 0,
                "unsynced": table.waiting(), "ready": len(ready), "paired": self.key is not None,
                "clock": int(time.time()) + self.clock_offset, "max_line": proto.MAX_LINE,
-               "damaged": len(damaged), "damaged_matches": sorted(damaged)}
+               "damaged": len(damaged), "damaged_matches": sorted(damaged),
+               "challenge": self.challenge, "rejected": self.rejected}
+        if self.key is not None:
+            out["judge"] = self.judge
         if j is None:
             out["broken"] = table.broken or "the journal could not be opened"
         nonce = obj.get("nonce")
@@ -425,7 +397,7 @@ class Link:
         except ValueError:
             raise _Refuse(proto.E_BAD, "mac: hex")
         if not eq(hmac_sha256(self.key, proto.ack_msg(rid_s, sha)), given):
-            raise _Refuse(proto.E_BAD_MAC, "the acknowledgement is not signed with this box's key")
+            self._reject("the acknowledgement is not signed with this box's key")
         if not self._is_ready(n):
             raise _Refuse(proto.E_NO_MATCH, "no finished, unacknowledged match %d (already acknowledged?)" % n)
         g = self._read(n, fold=False)
@@ -445,6 +417,8 @@ class Link:
 
     def c_assign(self, rid, obj):
         from nakk.match import Match
+        self._need_key()
+        self._signed(obj)
         a = {}
         for k in _ASSIGN_FIELDS:
             if k in obj:
@@ -457,6 +431,9 @@ class Link:
             Match().apply(ev)      # the same check as a match started at the table
         except EventError as e:
             raise _Refuse(proto.E_BAD, str(e))
+        aid = a.get("assignment")
+        if aid is not None and not (isinstance(aid, str) and 1 <= len(aid) <= 64):
+            raise _Refuse(proto.E_BAD, "assignment: the judge's id for it, 1 to 64 characters")
         a["device"] = self.device
         try:
             write_atomic(self.app.assignment_path, encode(a))
@@ -469,53 +446,6 @@ class Link:
         if changed is not None:
             changed()
         return {"assigned": True}
-
-    def c_pair(self, rid, obj):
-        key = obj.get("key")
-        nonce = obj.get("nonce")
-        if not isinstance(nonce, str) or not 8 <= len(nonce) <= 64:
-            raise _Refuse(proto.E_BAD, "nonce: 8 to 64 characters")
-        try:
-            key = proto.unhexlify(key) if isinstance(key, str) else b""
-        except ValueError:
-            key = b""
-        if len(key) != KEY_LEN:
-            raise _Refuse(proto.E_BAD, "key: %d bytes in hex" % KEY_LEN)
-        if self.journal is None:
-            raise _Refuse(proto.E_REFUSED, "this box's journal could not be opened: call the judge")
-        ask = getattr(self.app, "ask", None)
-        if ask is None:
-            raise _Refuse(proto.E_REFUSED, "this box cannot ask its players")
-        if self._pair is not None:
-            raise _Refuse(proto.E_BUSY, "a pairing is already waiting for the players")
-        self._pair = [rid, key, nonce, time.ticks_ms()]
-        ask(_Q_PAIR, self._paired, PAIR_MS)
-        return None     # the answer comes when the players have answered
-
-    def _paired(self, yes):
-        p = self._pair
-        if p is None:
-            return
-        self._pair = None
-        rid, key, nonce = p[0], p[1], p[2]
-        if not yes:
-            self._error(rid, proto.E_REFUSED, "the players did not confirm the pairing")
-            return
-        try:
-            self._save_key(key)
-        except OSError as e:
-            self._error(rid, proto.E_FAILED, "could not save the key: %r" % (e,))
-            return
-        mac = hmac_sha256(key, proto.pair_msg(nonce, self.device, self.journal.fs_id))
-        self._send(proto.reply(rid, {"paired": True, "device": self.device,
-                                     "fs_id": self.journal.fs_id, "mac": _hex(mac)}))
-
-    def c_repl(self, rid, obj):
-        if getattr(self.board, "request_maintenance", None) is None:
-            raise _Refuse(proto.E_REFUSED, "this board has no maintenance mode")
-        self.maintenance += 1
-        self._reset = True
-        return {"maintenance": True}
 
     def _changed(self):
         f = getattr(self.app, "journal_changed", None)

@@ -1,4 +1,4 @@
-"""The serial link's frame codec, protocol version 1: shared by the box (MicroPython) and the judge's tool (CPython).
+"""The serial link's frame codec, protocol version 2: shared by the box (MicroPython) and the judge's tool (CPython).
 
 A frame is one line of printable ASCII (docs/protocol.md has the whole protocol):
 
@@ -19,13 +19,13 @@ from ERRORS) and "why" (plain words). A frame the box cannot read gets an
 error response with id 0.
 
 Signing messages (MACs) are built here too, so both ends sign the very same
-bytes: see result_msg, ack_msg, hello_msg, pair_msg.
+bytes: see result_msg, ack_msg, hello_msg, pair_msg, signed_msg, consent_msg.
 """
 
 from nakk import record
 from nakk.event import EventError, encode, encode_view, parse
 
-VERSION = 1
+VERSION = 2
 MARK = b"~N"
 MAX_LINE = 2048          # bytes of a frame, without "\r\n"
 ID_MAX = 1 << 30         # request ids are 1..ID_MAX-1 (small ints on the Pico)
@@ -39,7 +39,7 @@ E_BAD = "bad-request"    # a sound frame whose body is not a valid request
 E_UNKNOWN = "unknown-command"
 E_NO_MATCH = "no-match"  # no finished, unacknowledged match with that number
 E_NOT_PAIRED = "not-paired"
-E_BAD_MAC = "bad-mac"    # an ack or a pairing proof that does not verify
+E_BAD_MAC = "bad-mac"    # a request that must be signed by the box's judge and is not (or not rightly)
 E_REFUSED = "refused"    # the players said no (pairing), or the box cannot now
 E_BUSY = "busy"          # another question is already on the box's screen
 E_FAILED = "failed"      # the box tried and could not (flash full, ...)
@@ -245,3 +245,18 @@ def hello_msg(nonce, device_id, fs_id):
 def pair_msg(nonce, device_id, fs_id):
     """What a box signs with its new key when the players confirmed the pairing."""
     return b"nakk-pair 1\n" + _b(nonce) + b"\n" + _b(device_id) + b"\n" + _b(fs_id)
+
+
+def signed_msg(device_id, fs_id, body):
+    """What the judge signs for a request that changes the box (assign, repl): the box's device and
+    filesystem ids and the request's canonical body (nakk.event.encode, bytes) without its "id" and
+    "mac". The body carries "cmd" and the box's current "challenge" (from its hello), so a signed
+    request is good for one box, one command and once."""
+    return b"nakk-req 2\n" + _b(device_id) + b"\n" + _b(fs_id) + b"\n" + _b(body)
+
+
+def consent_msg(nonce, device_id, fs_id, new_key_sha256_hex, judge):
+    """What a paired box's current judge signs, with the current key, to let a pair request give it a
+    new key: that new key's SHA-256, the pair request's nonce and the new judge's name."""
+    return (b"nakk-consent 2\n" + _b(nonce) + b"\n" + _b(device_id) + b"\n" + _b(fs_id) + b"\n"
+            + _b(new_key_sha256_hex) + b"\n" + _b(judge))

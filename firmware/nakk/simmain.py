@@ -15,7 +15,8 @@ host shows them as console output).
 
 Host -> simulator
     K <button> <ms>   press A B C PREV OK NEXT for ms of real time, then release;
-                      A+B (A+C, B+C, A+B+C): those side buttons at once, a chord
+                      A+B (A+C, B+C, A+B+C): those side buttons at once, a chord;
+                      PREV+NEXT: both at once (held: the pairing's yes)
     U 0|1             the box sits on a computer's USB (the rings dim) or not
     S <hex>           bytes arriving on the USB serial port
     I                 ask for counters: answered with an I line
@@ -167,8 +168,9 @@ class Control:
                     break
                 mask |= 1 << NAMES.index(name)
             ms = _int(words[2])
-            if mask > 0 and 0 < ms <= _HOLD_MAX and ((mask & (mask - 1)) == 0 or mask < 8):
-                # one button, or side buttons together (a chord: what the box must survive)
+            if mask > 0 and 0 < ms <= _HOLD_MAX and ((mask & (mask - 1)) == 0 or mask < 8 or mask == 40):
+                # one button, side buttons together (a chord: what the box must survive), or
+                # PREV+NEXT held together (the pairing's yes)
                 self._keys.append((mask, ms))
                 self._key_ev.set()
                 return

@@ -18,6 +18,10 @@ The buttons, everywhere:
   long NEXT       a penalty: offence under the cursor, offender's side button
   long OK         the menu: redeal (with its reason), forfeit, language; on a
                   finished match, the next match
+  PREV+NEXT held  together (their long presses within PAIR_MS of each other): yes
+                  to the pairing question; on the start screen, the box's own reset
+                  of its pairing (on_reset: the app asks first); nothing anywhere
+                  else -- the one press no other screen uses, so no habit does it
 Two side buttons together enter nothing and ask for one at a time. The
 driver reports a side press at once (for latency); when a different side
 button follows within CHORD_MS (on the times the events carry), the UI takes
@@ -57,7 +61,7 @@ PENALTY = const(3)  # offence under the cursor; the offender's side button commi
 UNDO = const(4)     # confirm the cancel of the latest entry
 END = const(5)      # the match is over: each side confirms or disputes with its own button
 DONE = const(6)     # the result is locked and waits for the judge
-ASK = const(7)      # another task's question (the link's pairing): long OK says yes, anything else no
+ASK = const(7)      # the link's pairing question: PREV+NEXT held says yes, any other press no
 
 # What a button event did: Ui.handle returns (one of these, reason); the app acts on it alone.
 NOTHING = const(0)    # nothing the players see as an answer (it woke the screen; a button stuck or freed)
@@ -71,6 +75,7 @@ _SUBMITTED = (SUBMITTED, None)
 CHORD_MS = const(40)     # a second side button within this of the first: both were pressed together
 IDLE_MS = const(120000)  # no press for this long: the idle screen (score only)
 ASK_MS = const(30000)    # a question nobody answers is answered "no" after this
+PAIR_MS = const(600)     # PREV's and NEXT's long presses this close: held together
 MSG_MS = const(4000)     # how long a message stays up
 
 
@@ -124,8 +129,13 @@ class Ui:
         self._chord_screen = [None] * 14   # _screen(into) fills it in place
         self._chord_answers = {}           # its answers, copied into this dict (kept, never cleared with clear())
         self._detour = None        # the deal entry as it was when a menu or list opened over it
-        self._asked = None         # [screen under the question or None, on_answer, asked at, timeout]
+        self._asked = None         # [screen under the question or None, on_answer, asked at, timeout,
+        #                            time of a lone long PREV/NEXT (half the yes) or None, its button]
         self.chord_ms = chord_ms
+        self.on_reset = None       # PREV+NEXT held on the start screen: the app's (the link's reset question)
+        self._long_t = 0           # the time of the latest long press
+        self._half = None          # on the start screen: the button of a lone long PREV/NEXT, at _half_t
+        self._half_t = 0
         self._likely = None        # likely_match(), made for ui.version _likely_v
         self._likely_v = -1
         self.mode = START
@@ -237,27 +247,48 @@ class Ui:
             self.idle = True
             changed = True
         a = self._asked
-        if a is not None and self._diff(now, a[2]) >= a[3]:
-            self._end_ask(False)           # nobody answered: no
+        if a is not None and (self._diff(now, a[2]) >= a[3]
+                              or (a[4] is not None and K.span(a[4], now) > PAIR_MS)):
+            self._end_ask(False)           # nobody answered (or one long press alone): no
             changed = True
         if changed:
             self.version += 1
         return changed
 
     # ------------------------------------------------------------ for other tasks
-    def ask(self, words, on_answer, timeout_ms=ASK_MS):
-        """Put a question (words: (et, en)) on the screen over whatever is there, at once.
-        A long OK answers on_answer(True); any other press, timeout_ms without a press,
-        or a newer question answers on_answer(False). Then the screen is as it was."""
-        if self._asked is not None:
-            self._end_ask(False)
-        self._asked = [self._screen(), on_answer, self._ms(), timeout_ms]
+    def ask(self, words, on_answer, timeout_ms=ASK_MS, detail=""):
+        """Put the pairing question (words: (et, en); detail: the line under it, the judge's
+        name) on the screen, at once -- only over the start screen, where no long press
+        starts or ends anything; returns False (nothing shown, on_answer never called)
+        anywhere else, and while a question is up (a second one never replaces it). PREV
+        and NEXT held together answer on_answer(True); any other press (it does nothing
+        more) or timeout_ms without a press answer on_answer(False). Then the screen is
+        as it was."""
+        if self.mode != START:
+            return False
+        self._asked = [self._screen(), on_answer, self._ms(), timeout_ms, None, -1]
         self._chord = None
         self._chord_kept = False
         self.idle = False
         self.mode = ASK
-        self._list(words, (W.HOLD_OK,))
+        self._list(words, (W.HOLD_PN,))
+        self.detail = detail
         self.version += 1
+        return True
+
+    def _ask_event(self, k, b, t):
+        """A press while the question is up: half of PREV+NEXT waits for the other half;
+        anything else only answers no."""
+        a = self._asked
+        if k == K.LONG and (b == K.PREV or b == K.NEXT):
+            if a[4] is None:
+                a[4] = t
+                a[5] = b
+                return
+            if a[5] != b and K.span(a[4], t) <= PAIR_MS:
+                self._end_ask(True)
+                return
+        self._end_ask(False)
 
     def _end_ask(self, yes):
         screen, on_answer = self._asked[0], self._asked[1]
@@ -296,7 +327,7 @@ class Ui:
         if self.msg is not None:
             self.msg = None
         if self._asked is not None:
-            self._end_ask(k == K.LONG and b == K.OK)
+            self._ask_event(k, b, K.at(ev))
             return _MOVED
         if self.idle:
             # the press that wakes the screen enters nothing
@@ -304,6 +335,8 @@ class Ui:
             return _NOTHING
         if k == K.PRESS:
             return self._side_press(b, K.at(ev))
+        if k == K.LONG:
+            self._long_t = K.at(ev)
         self._chord = None
         self._chord_kept = False
         return self._dispatch(k, b)
@@ -711,8 +744,22 @@ class Ui:
         title, items, cursor = self.wizard.show()
         self._list(title, items, cursor)
 
+    def _held_together(self, b):
+        """PREV and NEXT held together on the start screen (the second half of it now): True.
+        The first half does what it does alone (a long PREV steps the wizard back)."""
+        h = self._half
+        self._half = b
+        if h is not None and h != b and K.span(self._half_t, self._long_t) <= PAIR_MS:
+            self._half = None
+            return True
+        self._half_t = self._long_t
+        return False
+
     def _start_event(self, k, b):
         if self._move(k, b):
+            return _MOVED
+        if k == K.LONG and (b == K.PREV or b == K.NEXT) and self.on_reset is not None and self._held_together(b):
+            self.on_reset()
             return _MOVED
         if self.chosen is None:
             # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand

@@ -65,7 +65,7 @@ ROOM = ("Tuba", "Room")      # "mõlemas toas" (Turniirisasku)
 BOARDS = ("Jaotusi", "Boards")
 FIRST = ("Esimene segaja", "First to shuffle")
 SHUFFLES = ("Segab ", "Shuffles ")
-HOLD_OK = ("Hoia OK", "Hold OK")
+HOLD_PN = ("Hoia PREV+NEXT koos", "Hold PREV+NEXT together")
 ERROR = ("Viga", "Error")
 
 

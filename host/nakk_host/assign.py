@@ -3,13 +3,18 @@
 The record (docs/events.md, "The judge's assignment record") becomes the
 box's setup event: tournament, table, round, ruleset and settings, the sides
 with names (and teams and players), boards and room for Turniirisasku, and
-the clock. `assignment()` is a pure read of the draw; `push()` sends it to a box
-with the link's `assign` request (device.py); `write_to_image()` puts it where
+the clock, and `assignment`: an id drawn for it, which the box copies into the
+match's setup event, so the signed result names what the judge assigned and
+`nakk sync` refuses one moved to another table, round or tournament
+(check_result). `assignment()` reads the draw; `push()` sends it to a box with
+the link's `assign` request signed with the box's key from the judge's
+database (device.py); `write_to_image()` puts it where
 the link puts it on a simulator's flash image (assignment.json beside the
 journal), through the firmware's own block device on the unix port.
 """
 
 import json
+import secrets
 import time
 
 from nakk.event import SIDES, encode
@@ -48,7 +53,7 @@ def assignment(conn, t, round_no, table_no, room=0, clock=None):
     ids = [x for x in (row["a"], row["b"], row["c"]) if x is not None]
     a = {"tournament": t["code"], "table": table_no, "round": round_no, "ruleset": t["ruleset"],
          "sides": [_side(t, ents[eid], i, room) for i, eid in enumerate(ids)],
-         "clock": int(time.time()) if clock is None else clock}
+         "clock": int(time.time()) if clock is None else clock, "assignment": secrets.token_hex(8)}
     if t["settings"]:
         a["settings"] = dict(t["settings"])
     if t["format"] == "teams":
@@ -78,9 +83,10 @@ def round_assignments(conn, t, round_no, table_no=None):
     return out
 
 
-def push(record, url=None, timeout=None):
-    """Push an assignment to a box over its serial link (device.Box.assign): the box at url, or
-    the one box connected. Returns (device id, url). TournamentError in plain words."""
+def push(conn, record, url=None, timeout=None):
+    """Push an assignment to a box over its serial link (device.Box.assign), signed with the key
+    this judge's database (conn) holds for it: the box at url, or the one box connected.
+    Returns (device id, url). TournamentError in plain words."""
     from nakk_host import device as D
     if url is None:
         ports = D.discover()
@@ -92,12 +98,26 @@ def push(record, url=None, timeout=None):
     try:
         with D.Box(url, timeout or D.TIMEOUT) as box:
             hello = box.hello()
-            box.assign(record)
+            box.assign(record, key_of(conn, hello), hello)
     except D.Refused as e:
         raise TournamentError("the box at %s refused the assignment: %s" % (url, e.why))
     except D.DeviceError as e:
         raise TournamentError(str(e))
     return str(hello.get("device")), url
+
+
+def key_of(conn, hello):
+    """The key this judge gave the box that said hello; TournamentError when it never paired it
+    (a box takes assignments from its own judge only)."""
+    from nakk_host import store
+    dev = str(hello.get("device"))
+    known = store.device(conn, dev)
+    if known is None or known["key"] is None or not hello.get("paired"):
+        raise TournamentError("box %s is not paired with this judge: nakk pair it first (a box takes "
+                              "assignments from its own judge only)" % dev)
+    if known["fs_id"] != hello.get("fs_id"):
+        raise TournamentError("box %s was reformatted since it was paired: nakk pair it again" % dev)
+    return bytes(known["key"])
 
 
 def table_of(name):
@@ -139,7 +159,14 @@ def push_all(conn, t, round_no, timeout=None):
                 except TournamentError as e:
                     out.append((port.url, dev, tb, room, str(e)))
                     continue
-                box.assign(rec)
+                try:
+                    box.assign(rec, key_of(conn, hello), hello)
+                except TournamentError as e:
+                    out.append((port.url, dev, tb, room, str(e)))
+                    continue
+                except D.Refused as e:
+                    out.append((port.url, dev, tb, room, "refused: %s" % e.why))
+                    continue
                 pushed(conn, t, round_no, tb, room, rec, device_id=dev)
                 out.append((port.url, dev, tb, room, "sent: " + " vs ".join(x["name"] for x in rec["sides"])))
         except D.DeviceError as e:
@@ -156,8 +183,9 @@ def pushed(conn, t, round_no, table_no, room, record, device_id=None):
     """Note that a box was given this assignment (the table shows 'playing' until its result is in)."""
     with conn:
         conn.execute("INSERT INTO assignments (tournament_id, round_no, table_no, room, device_id, content,"
-                     " pushed_at) VALUES (?,?,?,?,?,?,?)",
-                     (t["id"], round_no, table_no, room, device_id, json.dumps(record, ensure_ascii=False), now()))
+                     " pushed_at, aid) VALUES (?,?,?,?,?,?,?,?)",
+                     (t["id"], round_no, table_no, room, device_id, json.dumps(record, ensure_ascii=False), now(),
+                      record.get("assignment")))
 
 
 # Runs on the unix port: mounts the image as the simulator's board does (formatting a fresh

@@ -362,7 +362,7 @@ def add_sim(sub):
                    "default: %(default)s)")
     p.add_argument("--format", action="store_true",
                    help="overwrite the --image file with an empty flash, whatever it holds")
-    p.add_argument("--keys", help='key script, e.g. "OK OK OK OK A A" (A B C PREV OK NEXT; PREV:long OK:long NEXT:long or LPREV LOK LNEXT)')
+    p.add_argument("--keys", help='key script, e.g. "OK OK OK OK A A" (A B C PREV OK NEXT; PREV:long OK:long NEXT:long or LPREV LOK LNEXT; A+B a chord; PREV+NEXT:long held together)')
     p.add_argument("--keys-file", help="key script file (# starts a comment)")
     p.add_argument("--screenshot", metavar="FILE.png", help="write a PNG of the OLED and the rings (at the end, or on `s`)")
     p.add_argument("--lang", choices=("et", "en"), help="the box's language (saved on its flash)")
@@ -370,15 +370,15 @@ def add_sim(sub):
 
 
 def _demo_pair(sim, db):
-    """Pair the simulated box with the judge's database as `nakk pair` does; the demo holds OK
-    when the box asks (as a player would)."""
+    """Pair the simulated box with the judge's database as `nakk pair` does; the demo holds PREV
+    and NEXT together when the box asks (as the judge does at the box)."""
     import threading
     from nakk_host import judge
     got = {}
 
     def run():
         try:
-            got["hello"] = judge.pair_box(db, sim.tty, "demo box", say=lambda s: None)
+            got["hello"] = judge.pair_box(db, sim.tty, "demo box", say=lambda s: None, judge_name="demo judge")
         except CommandError as e:
             got["error"] = e
 
@@ -387,7 +387,7 @@ def _demo_pair(sim, db):
     t.start()
     _sim_errors(lambda: sim._wait(lambda: sim.sent > before or not t.is_alive(), "the box to ask"))
     if t.is_alive():
-        _sim_errors(lambda: sim.press("OK", long=True))
+        _sim_errors(lambda: sim.press("PREV+NEXT", long=True))
     t.join(30)
     if "error" in got:
         raise got["error"]
@@ -402,14 +402,14 @@ def _demo_assign(sim, db, t, record):
     from nakk_host import store
     from nakk_host.tournament import TournamentError
     try:
-        dev, _url = A.push(record, url=sim.tty)
+        conn = _store_errors(lambda: store.open_db(db))
+        try:
+            dev, _url = A.push(conn, record, url=sim.tty)
+            A.pushed(conn, t, record["round"], record["table"], record.get("room", 0), record, device_id=dev)
+        finally:
+            conn.close()
     except TournamentError as e:
         raise CommandError(str(e))
-    conn = _store_errors(lambda: store.open_db(db))
-    try:
-        A.pushed(conn, t, record["round"], record["table"], record.get("room", 0), record, device_id=dev)
-    finally:
-        conn.close()
 
 
 def cmd_demo(args):
@@ -451,6 +451,9 @@ def cmd_demo(args):
         sim = _sim_errors(lambda: S.Simulator(image, register=False, fmt=args.format))
         try:
             print("serial port: %s" % sim.tty)
+            print("The judge pairs the box (nakk pair --judge 'demo judge'): the box asks \"Paarida kohtuniku "
+                  "arvutiga?\" naming the judge, and the demo holds PREV and NEXT together at the box.")
+            _demo_pair(sim, db)
             _demo_assign(sim, db, t, record)
             print("The judge assigns table 1 (nakk assign): %s%s, pushed to the box over the link; the players "
                   "take it with one OK instead of %d presses setting the match up by hand."
@@ -465,9 +468,6 @@ def cmd_demo(args):
             print("At the table, when the last press is done:")
             print(screen)
             print()
-            print("The judge pairs the box (nakk pair): the box asks \"Paarida kohtuniku arvutiga? Hoia OK\", "
-                  "and the demo holds OK.")
-            _demo_pair(sim, db)
             print("The judge syncs (nakk sync): the box hands over its finished match, signed; the judge checks "
                   "the signature, counts the match again from its deals, stores it, and only then acknowledges it.")
             status, reports = judge.run_sync(db, [sim.tty])
@@ -548,7 +548,7 @@ def add_demo(sub):
 def cmd_flash(args):
     from nakk_host import flash
     try:
-        r = flash.flash(args.port, force=args.force, say=print, progress=sys.stdout.isatty())
+        r = flash.flash(args.port, force=args.force, say=print, progress=sys.stdout.isatty(), db=args.db)
     except flash.FlashError as e:
         raise CommandError(str(e))
     if r["copied"] or r["removed"]:
@@ -568,6 +568,8 @@ def add_flash(sub):
                                    "the judge.")
     p.add_argument("--port", help="the box's serial port or a pyserial URL (default: the one Pico on USB)")
     p.add_argument("--force", action="store_true", help="flash even though results wait for the judge (they stay on the box)")
+    p.add_argument("--db", default="nakk.db", help="the judge's database: a paired box enters maintenance mode only on a "
+                   "request signed with the key kept there (default: %(default)s)")
     p.set_defaults(func=cmd_flash)
 
 

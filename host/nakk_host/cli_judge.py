@@ -318,7 +318,7 @@ def cmd_assign(args):
         A.pushed(conn, t, rn, tb, room, rec, device_id="image:" + os.path.abspath(args.image))
         print("%s: assignment written to %s (the box offers it at its next start)" % (where, args.image))
         return 0
-    device, url = A.push(rec, args.port)
+    device, url = A.push(conn, rec, args.port)
     A.pushed(conn, t, rn, tb, room, rec, device_id=device)
     print("%s: %s sent to box %s (%s); one OK on the box starts it" % (
         where, " vs ".join(s["name"] for s in rec["sides"]), device, url))

@@ -162,23 +162,49 @@ class Box(Line):
                 return False
             raise
 
-    def assign(self, assignment):
+    def signed(self, cmd, fields, key, hello=None, timeout=None, retry=True):
+        """A request that changes a paired box, signed with its key (proto.signed_msg) over the box's
+        current challenge: from `hello` when given (it must be this box's latest), else a fresh hello."""
+        from nakk.event import encode
+        from nakk.sign import hmac_sha256
+        h = hello if hello is not None else self.hello()
+        body = dict(fields)
+        body["cmd"] = cmd
+        body["challenge"] = str(h.get("challenge", ""))
+        mac = hmac_sha256(key, proto.signed_msg(str(h.get("device")), str(h.get("fs_id")), encode(body)))
+        out = dict(fields)
+        out["challenge"] = body["challenge"]
+        out["mac"] = mac.hex()
+        # a resend after a timeout is the same request: if the first reached the box, its challenge
+        # is used up and the resend is refused, which the caller sees as bad-mac
+        return self.request(cmd, out, timeout=timeout, retry=retry)
+
+    def assign(self, assignment, key, hello=None):
         """Push the next match's assignment (setup fields: tournament, table, round, ruleset,
-        settings, sides, seats, first_shuffler, boards, room; clock defaults to now)."""
+        settings, sides, seats, first_shuffler, boards, room, assignment; clock defaults to now),
+        signed with the box's key."""
         fields = dict(assignment)
         fields.setdefault("clock", int(time.time()))
-        return self.request("assign", fields)
+        return self.signed("assign", fields, key, hello, retry=False)
 
-    def pair(self, key, nonce, timeout=PAIR_TIMEOUT):
-        """Give the box its key; returns once the players confirmed it on the box (Refused if not)."""
-        return self.request("pair", {"key": key.hex(), "nonce": nonce}, timeout=timeout, retry=False)
+    def pair(self, key, nonce, judge, timeout=PAIR_TIMEOUT, consent=None):
+        """Give the box its key, naming the judge (the box shows the name); returns once someone at
+        the box held PREV+NEXT (Refused if not). consent: proto.consent_msg signed with the box's
+        current key, for a box already paired with this judge."""
+        fields = {"key": key.hex(), "nonce": nonce, "judge": judge}
+        if consent is not None:
+            fields["consent"] = consent.hex()
+        return self.request("pair", fields, timeout=timeout, retry=False)
 
-    def repl(self):
-        """Ask the box for maintenance mode (it resets; mpremote then has the REPL)."""
-        return self.request("repl", retry=False)
+    def repl(self, key=None, hello=None):
+        """Ask the box for maintenance mode (it resets; mpremote then has the REPL): signed with key
+        for a paired box, unsigned for one that is not paired."""
+        if key is None:
+            return self.request("repl", retry=False)
+        return self.signed("repl", {}, key, hello, retry=False)
 
 
-def assign(url, assignment, timeout=TIMEOUT):
-    """Push one assignment to the box at url (the function `nakk assign` calls). Returns the box's answer."""
+def assign(url, assignment, key, timeout=TIMEOUT):
+    """Push one assignment, signed with key, to the box at url (the function `nakk assign` calls). Returns the box's answer."""
     with Box(url, timeout) as box:
-        return box.assign(assignment)
+        return box.assign(assignment, key)

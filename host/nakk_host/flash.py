@@ -5,8 +5,10 @@ Steps, each safe to interrupt and run again:
      or a pyserial URL such as the emulator's socket://);
   2. reach the raw REPL with mpremote's own transport (mpremote.transport_serial).
      A fresh Pico, or a box in maintenance mode, answers at once. A box whose
-     app runs owns the port (the link): mpremote's \r\x03\r\x01 and the link's
-     `repl` request make it write the maintenance flag and reset. A box whose
+     app runs owns the port (the link): an unpaired one takes mpremote's
+     \r\x03\r\x01 or the link's `repl` request, a paired one only a `repl` signed
+     with its key from the judge's database (--db), and writes the maintenance
+     flag and resets (docs/security.md). A box whose
      REPL answers but whose watchdog runs (armed before a soft reset: it
      cannot be stopped) gets the flag and a reset from us. Either way we wait
      for the maintenance boot's REPL;
@@ -226,7 +228,7 @@ class Box:
             pass
 
 
-def _connect(port, say):
+def _connect(port, say, db=None):
     """The box's raw REPL with no app and no watchdog running: maintenance mode, or a fresh Pico."""
     box = Box(port)
     if box.raw_repl(timeout=3):
@@ -243,7 +245,7 @@ def _connect(port, say):
         # maintenance mode, and so does the link's `repl` request (DESIGN.md, "The serial link").
         say("the box's app is running: restarting it into maintenance mode")
         box.close()
-        _link_repl(port)
+        _link_repl(port, db)
     box.close()
     end = time.monotonic() + RESTART_WAIT_S
     while time.monotonic() < end:
@@ -260,17 +262,40 @@ def _connect(port, say):
     raise FlashError("the box did not come back in maintenance mode after its restart: %s" % HOLD_OK_HELP)
 
 
-def _link_repl(port):
-    """Ask the box's link for maintenance mode; quietly nothing when it is already restarting."""
+def _link_repl(port, db=None):
+    """Ask the box's link for maintenance mode, signed with its key from the judge's database db when
+    the box is paired; quietly nothing when it is already restarting. FlashError when it refuses."""
     try:
         from nakk_host import device
     except ImportError:
         return
     try:
         with device.Box(port, timeout=2) as b:
-            b.repl()
+            h = b.hello()
+            b.repl(_key_for(db, h), h)
+    except device.Refused as e:
+        raise FlashError("the box refused maintenance mode: %s (its judge's database: nakk flash --db FILE); or %s"
+                         % (e.why, HOLD_OK_HELP)) from None
     except Exception:
         pass
+
+
+def _key_for(db, hello):
+    """The key the judge's database db holds for the paired box that said hello (None: unpaired, or unknown)."""
+    if not hello.get("paired") or not db or not os.path.exists(db):
+        return None
+    from nakk_host import store
+    try:
+        conn = store.open_db(db, create=False)
+    except store.StoreError:
+        return None
+    try:
+        known = store.device(conn, str(hello.get("device")))
+    finally:
+        conn.close()
+    if known is None or known["key"] is None or known["fs_id"] != hello.get("fs_id"):
+        return None
+    return bytes(known["key"])
 
 
 # ---------------------------------------------------------------- results on the box
@@ -370,12 +395,13 @@ def restart(box):
         raise FlashError("the box did not restart; switch it off and on again")
 
 
-def flash(port=None, force=False, say=print, progress=True, cache=None):
-    """Flash one box; returns a dict of what was done (copied, removed, bytes, version, seconds)."""
+def flash(port=None, force=False, say=print, progress=True, cache=None, db=None):
+    """Flash one box; returns a dict of what was done (copied, removed, bytes, version, seconds).
+    db: the judge's database, whose key for a paired box signs the request for maintenance mode."""
     t0 = time.monotonic()
     port = pick_port(port)
     say("box: %s" % port)
-    box, probe = _connect(port, say)
+    box, probe = _connect(port, say, db)
     try:
         why = probe.refusal(build.mpy_header())
         if why:

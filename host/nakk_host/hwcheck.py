@@ -120,11 +120,12 @@ def clock(box):
         mhz, why, now[0], now[1], now[2], now[3], now[4], now[5], ticks // 1000)
 
 
-def check(port=None, say=print, ask=None, buttons=BUTTONS, timeout_s=20):
+def check(port=None, say=print, ask=None, buttons=BUTTONS, timeout_s=20, db=None):
     """Every check on the one box (or port): [(name, ok, detail)]. ask(question) -> bool confirms what
-    a person must see (the display, the rings); None takes the pattern being sent as enough."""
+    a person must see (the display, the rings); None takes the pattern being sent as enough. db: the
+    judge's database, whose key for a paired box signs the request for maintenance mode."""
     port = flash.pick_port(port)
-    box, probe = flash._connect(port, say)
+    box, probe = flash._connect(port, say, db)
     out = []
     try:
         for name, fn in (("display", display), ("rings", rings)):
@@ -159,7 +160,7 @@ def cmd(args, error):
         def ask(question):
             return input(question + " [Y/n] ").strip().lower() in ("", "y", "yes", "j", "jah")
     try:
-        results = check(ports[0] if ports else None, say=print, ask=ask)
+        results = check(ports[0] if ports else None, say=print, ask=ask, db=getattr(args, "db", None))
     except flash.FlashError as e:
         raise error(str(e))
     bad = [name for name, ok, _detail in results if not ok]

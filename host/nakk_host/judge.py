@@ -190,20 +190,49 @@ def add_results(sub):
 
 # ---------------------------------------------------------------- pair
 
-def pair_box(db, url, name=None, timeout=None, say=print):
-    """Pair the box at url with this judge: a fresh key, confirmed on the box by a long press. Returns the hello."""
+def default_judge():
+    """Who the judge is, as a box shows it when asked to pair and records in its acks: $NAKK_JUDGE,
+    else nakk@<this computer's name>."""
+    import os
+    import socket
+    name = os.environ.get("NAKK_JUDGE")
+    if not name:
+        try:
+            name = "nakk@" + socket.gethostname()
+        except OSError:
+            name = "nakk"
+    return name[:JUDGE_MAX]
+
+
+JUDGE_MAX = 40     # characters of the judge's name the box takes (nakk.link)
+
+
+def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
+    """Pair the box at url with this judge: a fresh key, confirmed at the box by holding PREV and
+    NEXT together while it shows the judge's name. A box this judge paired before is given the new
+    key with the old one's consent; one paired with another judge refuses. Returns the hello."""
+    import hashlib
     from nakk_host import device as D
     from nakk_host import store
     E = _errors()
+    who = (judge_name or default_judge())[:JUDGE_MAX]
     conn = _db(db)
     try:
         with D.Box(url) as box:
             h = box.hello()
             key = secrets.token_bytes(KEY_LEN)
             nonce = secrets.token_hex(8)
-            say("Box %s (filesystem %s): confirm on the box: hold OK." % (h["device"], h["fs_id"]))
+            consent = None
+            if h.get("paired"):
+                known = store.device(conn, str(h["device"]))
+                if known is None or known["key"] is None or known["fs_id"] != h.get("fs_id"):
+                    raise E("not paired: the box is paired with another judge (%s); only that judge's "
+                            "nakk pair, or the box's own reset, frees it (docs/security.md)" % h.get("judge", "?"))
+                consent = hmac_sha256(bytes(known["key"]), proto.consent_msg(
+                    nonce, h["device"], h["fs_id"], hashlib.sha256(key).hexdigest(), who))
+            say("Box %s (filesystem %s): confirm at the box: hold PREV and NEXT together." % (h["device"], h["fs_id"]))
             try:
-                r = box.pair(key, nonce, timeout=timeout or D.PAIR_TIMEOUT)
+                r = box.pair(key, nonce, who, timeout=timeout or D.PAIR_TIMEOUT, consent=consent)
             except D.Refused as e:
                 raise E("not paired: %s" % e.why)
             want = hmac_sha256(key, proto.pair_msg(nonce, h["device"], h["fs_id"]))
@@ -228,18 +257,22 @@ def cmd_pair(args):
             raise _errors()("%d boxes found: name the one to pair with --port (%s)"
                             % (len(ports), ", ".join(p.url for p in ports)), 2)
         url = ports[0].url
-    h = pair_box(args.db, url, args.name, args.timeout)
+    h = pair_box(args.db, url, args.name, args.timeout, judge_name=args.judge)
     print("Paired box %s (filesystem %s) with %s: nakk sync now takes its results." % (h["device"], h["fs_id"], args.db))
     return 0
 
 
 def add_pair(sub):
-    p = sub.add_parser("pair", help="pair a box with this judge (a key, confirmed on the box by holding OK)",
-                       description="Give a box a fresh signing key, kept in the judge's database. The box asks its "
-                       "players first (\"Paarida kohtuniku arvutiga? Hoia OK\"): nothing changes until OK is held.")
+    p = sub.add_parser("pair", help="pair a box with this judge (a key, confirmed at the box by holding PREV+NEXT)",
+                       description="Give a box a fresh signing key, kept in the judge's database. The box must be on "
+                       "its start screen; it asks (\"Paarida kohtuniku arvutiga?\", naming the judge): nothing "
+                       "changes until PREV and NEXT are held together at the box. A box paired with another judge "
+                       "refuses (docs/security.md).")
     p.add_argument("--port", metavar="URL", help="the box's port (default: the only box found)")
     p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s)")
     p.add_argument("--name", help="what the judge calls this box (e.g. 'laud 3')")
+    p.add_argument("--judge", metavar="NAME", help="the judge's name the box shows and keeps (default: $NAKK_JUDGE, "
+                   "else nakk@<this computer>)")
     p.add_argument("--timeout", type=float, help="seconds to wait for the long press (default 75)")
     p.set_defaults(func=cmd_pair)
 
@@ -286,6 +319,11 @@ def diagnose(port, conn, timeout=None):
         which = h.get("damaged_matches") or []
         p.append("%d match(es) on its flash have damaged records%s: what is left of them is kept on the box"
                  % (h["damaged"], (" (match " + ", ".join(str(n) for n in which) + ")") if which else ""))
+    d["rejected"] = h.get("rejected")
+    if h.get("rejected"):
+        p.append("it refused %d request(s) since it started that were not signed by its judge%s (another "
+                 "laptop tried to change it: assign, maintenance, pairing or an ack)"
+                 % (h["rejected"], (" (%s)" % h["judge"]) if h.get("judge") else ""))
     if isinstance(h.get("clock"), int) and abs(h["clock"] - time.time()) > 300:
         p.append("its clock is off by %d s (an assignment sets it)" % int(h["clock"] - time.time()))
     return d

@@ -579,7 +579,8 @@ class Simulator:
 
     # ------------------------------------------------------------ the box
     def press(self, name, long=False, ms=None):
-        """Press a button (A B C PREV OK NEXT) for a tap, or 1 s if long (or ms);
+        """Press a button (A B C PREV OK NEXT; side buttons together, A+B; PREV+NEXT) for a tap,
+        or 1 s if long (or ms);
         returns the number of button events the firmware handled for it, once it has
         handled them and put any entry on flash."""
         if name not in BUTTONS and not _chord(name):
@@ -701,9 +702,11 @@ _LONG_ALIASES = {"LPREV": "PREV", "LOK": "OK", "LNEXT": "NEXT"}
 
 
 def _chord(name):
-    """Whether name is side buttons pressed together: A+B, B+C, A+B+C ..."""
+    """Whether name is side buttons pressed together (A+B, B+C, A+B+C ...) or PREV+NEXT (held
+    together: the pairing's yes)."""
     parts = name.split("+")
-    return len(parts) > 1 and len(set(parts)) == len(parts) and all(p in BUTTONS[:3] for p in parts)
+    return (len(parts) > 1 and len(set(parts)) == len(parts) and all(p in BUTTONS[:3] for p in parts)) \
+        or name == "PREV+NEXT"
 
 
 class KeyScriptError(ValueError):
@@ -713,7 +716,8 @@ class KeyScriptError(ValueError):
 def parse_keys(text, source="keys"):
     """A key script -> [(button, long)]. Tokens: A B C PREV OK NEXT; long presses
     PREV:long OK:long NEXT:long (or LPREV LOK LNEXT); side buttons pressed together
-    (a chord) A+B, A+C, B+C, A+B+C; `#` starts a comment; any whitespace separates.
+    (a chord) A+B, A+C, B+C, A+B+C; PREV+NEXT:long (held together: the pairing's yes);
+    `#` starts a comment; any whitespace separates.
     Case does not matter."""
     out = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -724,8 +728,8 @@ def parse_keys(text, source="keys"):
             if t.endswith(":LONG"):
                 t = t[:-5]
                 long = True
-                if t not in CLUSTER:
-                    raise KeyScriptError("%s line %d: %r: only PREV, OK and NEXT have a long press"
+                if t not in CLUSTER and t != "PREV+NEXT":
+                    raise KeyScriptError("%s line %d: %r: only PREV, OK, NEXT and PREV+NEXT have a long press"
                                          % (source, n, tok))
             elif t in _LONG_ALIASES:
                 t = _LONG_ALIASES[t]

@@ -145,6 +145,10 @@ CREATE TABLE records (
 );
 CREATE INDEX records_tournament ON records (tournament_id, kind);
 """),
+    ("assignment ids: the id each pushed assignment carries, which the box's result names", """
+ALTER TABLE assignments ADD COLUMN aid TEXT;   -- the assignment's id (its record's "assignment"), NULL before
+CREATE INDEX assignments_aid ON assignments (aid);
+"""),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

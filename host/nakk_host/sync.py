@@ -11,6 +11,9 @@ that hangs must not hold up the others):
      signature verifies (constant-time compare); fold the bytes again with
      nakk.rules (verify.recompute): a match that does not fold, is not
      over, or gives other totals than the box showed is stored *flagged*;
+     and it must be what the judge assigned (check_assigned): a result that
+     names an assignment this judge did not give this box, differs from it,
+     or claims a table another box was assigned is refused, with an alarm;
   4. store every checked result in one transaction and commit (WAL,
      synchronous=FULL): a result id already stored with the same bytes is
      "already stored"; with other bytes it is an alarm, never an overwrite;
@@ -118,6 +121,54 @@ def check_result(key, fs_id, got):
     return ("flagged" if problems else "verified"), problems, summary, setup
 
 
+# the setup fields an assignment fixes: a result must carry them as the judge sent them
+_ASSIGNED = ("tournament", "table", "round", "room", "ruleset", "settings", "sides", "seats", "first_shuffler",
+             "boards")
+
+
+def check_assigned(conn, dev_id, setup, rid=None):
+    """Raise Rejected (an alarm naming the box) unless a result's setup fits what this judge
+    assigned: the assignment it names (setup.assignment) was given to this box, says the same
+    tournament, table, round, sides and settings, and has no other result (rid: this one's); and a result naming no assignment does not claim a
+    table and round the judge assigned to another box. A match set up by hand at a table nobody
+    was assigned passes (the judge places it)."""
+    if setup is None:
+        return
+    aid = setup.get("assignment")
+    if aid is not None:
+        row = conn.execute("SELECT a.*, t.code FROM assignments a JOIN tournaments t ON t.id = a.tournament_id "
+                           "WHERE a.aid=?", (str(aid),)).fetchone()
+        if row is None:
+            raise Rejected("box %s: the result names assignment %s, which this judge never made" % (dev_id, aid),
+                           alarm=True)
+        if row["device_id"] not in (None, dev_id) and not str(row["device_id"]).startswith("image:"):
+            raise Rejected("box %s: the result names assignment %s, which this judge gave box %s"
+                           % (dev_id, aid, row["device_id"]), alarm=True)
+        used = conn.execute("SELECT result_id FROM results WHERE device_id=? AND result_id<>? "
+                            "AND instr(CAST(events AS TEXT), ?) > 0",
+                            (dev_id, rid, '"assignment":"%s"' % aid)).fetchone()
+        if used is not None:
+            raise Rejected("box %s: assignment %s already has its result %s: a second one is not stored"
+                           % (dev_id, aid, used["result_id"]), alarm=True)
+        given = json.loads(row["content"])
+        for k in _ASSIGNED:
+            if given.get(k) != setup.get(k):
+                raise Rejected("box %s: the result says %s %s, its assignment %s said %s (moved?)"
+                               % (dev_id, k, json.dumps(setup.get(k), ensure_ascii=False)[:60], aid,
+                                  json.dumps(given.get(k), ensure_ascii=False)[:60]), alarm=True)
+        return
+    tb, rn, code = setup.get("table"), setup.get("round"), setup.get("tournament")
+    if tb is None or rn is None or code is None:
+        return
+    rows = conn.execute("SELECT a.device_id FROM assignments a JOIN tournaments t ON t.id = a.tournament_id "
+                        "WHERE t.code=? AND a.round_no=? AND a.table_no=? AND a.room=?",
+                        (code, rn, tb, setup.get("room") or 0)).fetchall()
+    devs = {r["device_id"] for r in rows if r["device_id"]}
+    if devs and dev_id not in devs and not any(d.startswith("image:") for d in devs):
+        raise Rejected("box %s: the result claims tournament %s round %s table %s, which this judge assigned to "
+                       "box %s (moved?)" % (dev_id, code, rn, tb, ", ".join(sorted(devs))), alarm=True)
+
+
 def _judge_name():
     try:
         return "nakk@" + socket.gethostname()[:50]
@@ -207,6 +258,7 @@ def _batch(box, conn, rep, key, dev_id, fs_id, hello, todo, judge):
             continue
         try:
             status, problems, summary, setup = check_result(key, fs_id, got)
+            check_assigned(conn, dev_id, setup, got["rid"])
             checked.append((n, got, status, problems, summary, setup))
         except Rejected as e:
             rep.rejected.append((got["rid"], str(e)))

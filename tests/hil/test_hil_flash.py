@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from .playback import GAP_US, keys, play, reference, wait_frame_equal
-from .test_hil_sync import run_while
+from .test_hil_sync import pair_at_box, run_while, settle
 from nakk_host.simulator import dump_events
 
 NAKK = os.path.join(os.path.dirname(sys.executable), "nakk")
@@ -41,22 +41,23 @@ def ref(tmp_path_factory, picoemu):
 
 
 def _pair_and_sync(emu, db):
-    """`nakk pair` (confirmed by a long OK on the box) and `nakk sync` over the emulated USB: the report."""
+    """The players' long OK (the start screen), `nakk pair` (PREV and NEXT held at the box) and `nakk sync`
+    over the emulated USB: the report."""
     from nakk_host import device as D
-    from nakk_host import judge
     from nakk_host import sync as S
-    before = emu.frame()
-    t = threading.Thread(target=lambda: judge.pair_box(db, emu.serial_url, "pico", say=lambda s: None))
-    t.start()
-    t0 = emu.now_us()
-    while emu.frame() == before:          # the box asks its players
-        emu.wait_us(20000)
-        assert emu.now_us() - t0 < 10000000, "the box never asked"
     emu.wait_us(GAP_US)
     emu.press("OK", 1000)
-    while t.is_alive():
-        emu.wait_us(20000)
+    pair_at_box(emu, db)
     return run_while(emu, lambda: S.sync([D.Port(emu.serial_url)], db)[0])
+
+
+def _key(db, emu):
+    from nakk_host import store
+    conn = store.open_db(db)
+    try:
+        return bytes(store.devices(conn)[0]["key"])
+    finally:
+        conn.close()
 
 
 def test_fresh_box_flash_play_sync_rerun_copies_nothing(boot, hil_cache, fw_tree, ref, picoemu, tmp_path):
@@ -96,14 +97,14 @@ def test_fresh_box_flash_play_sync_rerun_copies_nothing(boot, hil_cache, fw_tree
     emu = boot(image=played, save_fs=synced)
     wait_frame_equal(emu, frames[-1], 0, picoemu, "the finished match")
     emu.wait_until_us(DTR_US)
-    rep = _pair_and_sync(emu, str(tmp_path / "judge.db"))
+    db = str(tmp_path / "judge.db")
+    rep = _pair_and_sync(emu, db)
     assert rep.ok() and len(rep.new) == 1, rep.to_json()
-    # and pushes the next match's assignment, which one OK on the box takes
+    # and pushes the next match's assignment, signed with the box's key, which one OK on the box takes
     from nakk_host import device as D
-    assert run_while(emu, lambda: D.assign(emu.serial_url, ASSIGNMENT))["assigned"] is True
+    assert run_while(emu, lambda: D.assign(emu.serial_url, ASSIGNMENT, _key(db, emu)))["assigned"] is True
+    settle(emu)
     emu.wait_us(GAP_US)
-    r = emu.press("OK", 1000)                   # the finished match answered: long OK, the next match
-    emu.wait_until_us(r["release_us"] + GAP_US)
     p0 = emu.flash_stats()["programs"]
     r = emu.press("OK", 60)                     # one OK takes the judge's assignment
     # its setup is written: flash programs start, then stay quiet for half a second of emulated time
@@ -117,12 +118,38 @@ def test_fresh_box_flash_play_sync_rerun_copies_nothing(boot, hil_cache, fw_tree
     emu.stop()
     setup = json.loads(dump_events(synced)[0])
     assert setup["match"] == 2 and all(setup[k] == v for k, v in ASSIGNMENT.items()), setup
-    emu = boot(image=synced, hold=("OK",))
+    emu = boot(image=synced, hold=("OK",))      # paired now: OK held at power-on still gives maintenance
     emu.wait_until_us(DTR_US)
     emu.release("OK")
     r = nakk_flash(emu, hil_cache)
     assert r.returncode == 0 and "nothing to copy" in r.stdout, r.stdout + r.stderr
     assert emu.wait_frame(0)["frame"] > 0       # the app restarted
+
+
+def test_a_paired_box_restarts_into_maintenance_only_for_its_judge(boot, fw_image, hil_cache, ref, picoemu, tmp_path):
+    """A paired box whose app runs: nakk flash without the judge's database is refused at once (mpremote's
+    bytes and an unsigned repl change nothing: no reset); with it (--db), the signed repl writes the flag
+    and resets, and the saved flash boots into maintenance mode, where the flash goes through."""
+    img = str(tmp_path / "paired.img")
+    db = str(tmp_path / "judge.db")
+    emu = boot(image=fw_image, save_fs=img)
+    wait_frame_equal(emu, ref[1][0], 0, picoemu, "start screen")
+    emu.wait_until_us(DTR_US)
+    pair_at_box(emu, db)
+    r = nakk_flash(emu, hil_cache, "--db", str(tmp_path / "another.db"), restart_s=4)
+    assert r.returncode == 1 and "the box refused maintenance mode" in r.stderr, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    assert emu.flash_stats()["wdt_triggers"] == 0    # no reset: the app plays on
+    r = nakk_flash(emu, hil_cache, "--db", db, restart_s=4)
+    assert "restarting it into maintenance mode" in r.stdout
+    assert r.returncode == 1 and "hold OK while switching it on" in r.stderr, r.stdout + r.stderr
+    assert emu.flash_stats()["wdt_triggers"] == 1    # the signed request: the reset was asked for
+    emu.stop()
+    emu = boot(image=img)
+    emu.wait_until_us(DTR_US)
+    assert emu.frame_count() == 0                    # the flag: maintenance mode, no app
+    r = nakk_flash(emu, hil_cache, "--db", db)
+    assert r.returncode == 0 and "nothing to copy" in r.stdout, r.stdout + r.stderr
 
 
 def test_interrupted_flash_leaves_the_box_in_maintenance(boot, hil_cache, fw_tree, ref, picoemu, tmp_path):
@@ -154,8 +181,8 @@ def test_interrupted_flash_leaves_the_box_in_maintenance(boot, hil_cache, fw_tre
 
 
 def test_box_with_its_app_running_restarts_into_maintenance(boot, fw_image, hil_cache, ref, picoemu, tmp_path):
-    """The app owns the port (its link): mpremote's sequence and the link's `repl` request make it write the
-    maintenance flag and reset (its watchdog cannot be stopped). The emulator logs the reset without doing
+    """The app owns the port (its link) and the box is not paired: mpremote's sequence and the link's unsigned
+    `repl` request make it write the maintenance flag and reset (its watchdog cannot be stopped). The emulator logs the reset without doing
     it (nakk flash then gives up, saying what to do); booting the saved flash is the restart."""
     img = str(tmp_path / "flagged.img")
     emu = boot(image=fw_image, save_fs=img)

@@ -86,9 +86,10 @@ def test_app_survives_bytes_on_usb(what, data, boot, fw_image, ref, picoemu):
 
 
 @NEEDS_LINK
-def test_mpremote_sequence_restarts_into_maintenance_mode(boot, fw_image, ref, picoemu, tmp_path):
-    """mpremote's `\\r\\x03\\r\\x01` while the app runs: the link writes the maintenance flag and resets
-    (DESIGN.md). The emulator logs the reset without doing it; a boot of the saved flash is the restart."""
+def test_mpremote_sequence_restarts_an_unpaired_box_into_maintenance_mode(boot, fw_image, ref, picoemu, tmp_path):
+    """mpremote's `\\r\\x03\\r\\x01` while the app of a box nobody paired runs (a fresh box: nakk flash and
+    mpremote reach it so): the link writes the maintenance flag and resets (docs/security.md). The emulator
+    logs the reset without doing it; a boot of the saved flash is the restart."""
     img = str(tmp_path / "after.img")
     emu = boot(image=fw_image, save_fs=img)
     wait_frame_equal(emu, ref[1][0], 0, picoemu, "start screen")
@@ -99,6 +100,61 @@ def test_mpremote_sequence_restarts_into_maintenance_mode(boot, fw_image, ref, p
         while emu.flash_stats()["wdt_triggers"] == 0:
             assert emu.now_us() < t + 3000000, "no reset within 3 s of mpremote's sequence"
             emu.wait_us(50000)
+    emu.stop()
+    emu = boot(image=img)
+    emu.wait_until_us(DTR_US)
+    r = mpremote(emu.serial_url, "exec", "print(6 * 7)")
+    assert r.returncode == 0 and "42" in r.stdout, r.stderr
+    assert emu.frame_count() == 0   # maintenance mode: no app
+
+
+@NEEDS_LINK
+def test_a_paired_box_refuses_maintenance_without_its_judge(boot, fw_image, ref, picoemu, tmp_path):
+    """The issue's attack on a Pico: a laptop at the table sends mpremote's bytes and an unsigned (or wrongly
+    signed) `repl` to a paired box. No reset, the app plays on (every frame as on the simulator), the box
+    counts what it refused; then its judge's signed `repl` writes the flag and resets, and the saved flash
+    boots into maintenance mode with the REPL free."""
+    import secrets
+    from nakk_host import device as D
+    from nakk_host import store
+    from .test_hil_sync import pair_at_box, run_while
+    ks, frames = ref
+    img = str(tmp_path / "paired.img")
+    db = str(tmp_path / "judge.db")
+    emu = boot(image=fw_image, save_fs=img)
+    wait_frame_equal(emu, frames[0], 0, picoemu, "start screen")
+    emu.wait_until_us(DTR_US)
+    pair_at_box(emu, db)
+
+    def attack():
+        out = []
+        with D.Box(emu.serial_url) as box:
+            box.write(b"\r\x03\r\x01")                # mpremote's raw-REPL request
+            box.write(b"\r\x03\r\x01\x04")            # and once more, with its soft reset after it
+            for key in (None, secrets.token_bytes(32)):  # a repl unsigned, and one signed with another key
+                try:
+                    box.repl(key)
+                    out.append("maintenance")
+                except D.Refused as e:
+                    out.append(e.code)
+            out.append(box.hello()["rejected"])
+        return out
+    assert run_while(emu, attack) == ["bad-mac", "bad-mac", 4]
+    t = emu.now_us()
+    emu.wait_us(2000000)
+    assert emu.flash_stats()["wdt_triggers"] == 0      # no reset
+    play(emu, ks, frames, picoemu, label="after the attack: ")   # the players go on, every frame as before
+    conn = store.open_db(db)
+    key = bytes(store.devices(conn)[0]["key"])
+    conn.close()
+
+    def judge_repl():
+        with D.Box(emu.serial_url) as box:
+            return box.repl(key)
+    assert run_while(emu, judge_repl)["maintenance"] is True
+    while emu.flash_stats()["wdt_triggers"] == 0:
+        assert emu.now_us() < t + 20000000, "no reset after the judge's signed repl"
+        emu.wait_us(50000)
     emu.stop()
     emu = boot(image=img)
     emu.wait_until_us(DTR_US)

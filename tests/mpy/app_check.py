@@ -4,9 +4,11 @@ Usage: micropython tests/mpy/app_check.py IMAGE SCRIPT [BLOCKS [ASSIGNMENT-JSON]
 SCRIPT is a space-separated list of actions, played with real asyncio timing:
   A B C PREV OK NEXT   tap (60 ms down)      L<name>  hold 1000 ms (long)
   X+Y(+Z)              press X, then Y (and Z) 5 ms apart (all down), release them
+  LX+Y                 the same, held 1000 ms (LPREV+NEXT: the pairing's yes)
   hold:<name>          press before the app starts (held at boot), release after 300 ms
-  ask / ask:<ms>       App.ask a question (time-out ms; default the UI's); each answer
-                       is printed as "answer True|False" when it comes
+  ask / ask:<ms>       App.ask the pairing question (time-out ms; default the UI's):
+                       prints "asked True|False" (shown or not: only over the start
+                       screen); each answer is printed as "answer True|False" when it comes
   offer                write ASSIGNMENT-JSON beside the journal now (not at boot) and
                        call App.assignment_changed()
   ack                  the judge's ack of every finished match (Journal.ack), then
@@ -142,9 +144,11 @@ async def play(app, script):
                 ANSWERS.append(yes)
                 print("answer", yes)
             if act == "ask":
-                app.ask(("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?"), answered)
+                shown = app.ask(("Paarida kohtuniku arvutiga?", "Pair with the judge's laptop?"), answered,
+                                detail="Kohtunik Kalju")
             else:
-                app.ask(("Paarida?", "Pair?"), answered, int(act[4:]))
+                shown = app.ask(("Paarida?", "Pair?"), answered, int(act[4:]), "Kalju")
+            print("asked", shown)
             continue
         if act == "wait":
             n = len(ANSWERS)
@@ -178,12 +182,16 @@ async def play(app, script):
             print("note", app.ui.mode, app.waiting)
             continue
         if "+" in act:
+            hold = 60
+            if act.startswith("L"):
+                act = act[1:]
+                hold = 1000
             together = act.split("+")
             for k in range(len(together)):
                 if k:
                     await asyncio.sleep_ms(5)
                 pins[NAMES.index(together[k])].press()
-            await asyncio.sleep_ms(60)
+            await asyncio.sleep_ms(hold)
             for x in together:
                 pins[NAMES.index(x)].release()
         elif act.startswith("L"):
