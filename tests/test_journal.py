@@ -90,7 +90,7 @@ def test_journal_on_cpython(tmp_path):
         j2.ack(m, b"{}")
     j2.ack(n, b'{"type":"synced"}')
     assert j2.matches() == [(m, False)]
-    assert sorted(os.listdir(root)) == ["id", "m%06d" % m, "next"]
+    assert sorted(os.listdir(root)) == ["id", "index", "m%06d" % m, "next"]
     assert Journal(root).new_match() == m + 1
     assert j2.free_bytes() > 0
 
