@@ -356,6 +356,142 @@ def check_ack():
     expect(j.new_match() == d + 1, "numbering after compaction")
 
 
+class Counting(Journal):
+    """A journal that counts the matches whose tail it reads from flash."""
+    tails_read = 0
+
+    def _scan_tail(self, n):
+        Counting.tails_read += 1
+        return Journal._scan_tail(self, n)
+
+
+def _start_reads(**kw):
+    Counting.tails_read = 0
+    j = Counting(ROOT, **kw)
+    return j, Counting.tails_read
+
+
+def _state(j):
+    return j.matches(), dict((n, list(j.records(n))) for n, fin in j.matches())
+
+
+def check_index():
+    flash = fresh(96)
+    # a journal as the firmware wrote it before the index: finished matches, one in play
+    old = Journal(ROOT, index=False)
+    fin = []
+    for m in range(12):
+        n = old.new_match()
+        for i in range(8):
+            old.append(n, payload(i, 60 + m), finished=(i == 7))
+        fin.append(n)
+    live = old.new_match()
+    old.append(live, payload(0))
+    expect(sorted(os.listdir(ROOT)) == sorted(["id", "next"] + ["m%06d" % n for n in fin + [live]]),
+           "files of a journal without an index: %r" % (os.listdir(ROOT),))
+    want = _state(old)
+    remount(flash)
+    # it upgrades: the first start reads every match, loses nothing, and writes the index
+    j, reads = _start_reads()
+    expect(reads == len(fin) + 1, "the first start read %d tails" % reads)
+    expect(_state(j) == want, "the upgrade changed the journal")
+    expect([j.tag(n) for n in fin] == [None] * len(fin), "tags from nowhere")
+    for n in fin:
+        j.set_tag(n, n % 3)
+    expect(j.save_index() and "index" in os.listdir(ROOT), "no index written")
+    remount(flash)
+    # from then on a start reads only the match in play, and the index says the same
+    j, reads = _start_reads()
+    expect(reads == 1, "a start with the index read %d tails" % reads)
+    expect(_state(j) == want and [j.tag(n) for n in fin] == [n % 3 for n in fin], "through the index")
+    expect(not j.damaged, "damage %r" % (j.damaged,))
+    # finishing a match rewrites it, with the tag given
+    j.append(live, payload(1), finished=True, tag=7)
+    fin.append(live)
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 0 and j.tag(live) == 7 and j.matches() == [(n, True) for n in fin], "after a finish")
+    # a match reopened (a record that leaves it unfinished) leaves the index first
+    j.append(live, payload(2))
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 1 and dict(j.matches())[live] is False and j.tag(live) is None, "reopened")
+    j.append(live, payload(3), finished=True, tag=2)
+    # acks leave stale entries, ignored; the old journal's own work (an ack, a match finished) is
+    # seen by the next start too
+    for n in fin[:4]:
+        j.ack(n, b'{"type":"synced"}')
+    old = Journal(ROOT, index=False)
+    old.ack(fin[4], b'{"type":"synced"}')
+    extra = old.new_match()
+    old.append(extra, payload(0), finished=True)
+    old = None
+    want = _state(Journal(ROOT, index=False))
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 1 and _state(j) == want, "after acks and the old journal's writes")
+    expect(extra in dict(j.matches()) and fin[4] not in dict(j.matches()), "matches %r" % (j.matches(),))
+    j.save_index()
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 0 and _state(j) == want, "after save_index")
+    # numbers the index names are never given again, even when the counter file is lost
+    top = j.next_match()
+    for n, f in j.matches():
+        j.ack(n, b'{"type":"synced"}')
+    os.remove(ROOT + "/next")
+    remount(flash)
+    j = Journal(ROOT)
+    m = j.new_match()
+    expect(m >= top, "a match number reused")
+    # an index that is damaged, cut short, of another journal or another version: ignored
+    for k in range(3):
+        j.append(m, payload(0), finished=True, tag=1)
+        if k < 2:
+            m = j.new_match()
+    want = _state(j)
+    with open(ROOT + "/index", "rb") as f:
+        good = f.read()
+    other = good.replace(j.fs_id.encode(), b"0123456789abcdef")
+    bad_version = good.replace(b"nakk-index 1 ", b"nakk-index 9 ")
+    flipped = bytearray(good)
+    flipped[len(good) - 6] ^= 0x10
+    for name, data in (("damaged", flipped), ("cut short", good[:len(good) - 5]),
+                       ("another journal's", other), ("another version", bad_version),
+                       ("not records", b"garbage" * 20)):
+        with open(ROOT + "/index", "wb") as f:
+            f.write(data)
+        remount(flash)
+        j, reads = _start_reads()
+        expect(reads == 3 and _state(j) == want, "%s index: %d tails read" % (name, reads))
+        expect([j.tag(n) for n, f in j.matches()] == [None] * 3, "%s index: tags" % name)
+    # the heap a start keeps per match: one small dict entry (no list, no object per match)
+    vfs.umount(MOUNT)
+    flash = None
+    gc.collect()
+    flash = fresh(352)
+    j = Journal(ROOT)
+    for m in range(120):
+        n = j.new_match()
+        j.append(n, payload(0), finished=True, tag=0)
+    j = None
+    Journal(MOUNT + "/empty")
+    remount(flash)
+    gc.collect()
+    a0 = gc.mem_alloc()
+    e = Journal(MOUNT + "/empty")
+    gc.collect()
+    fixed = gc.mem_alloc() - a0       # its buffers
+    e = None
+    gc.collect()
+    a0 = gc.mem_alloc()
+    j = Journal(ROOT)
+    gc.collect()
+    per = (gc.mem_alloc() - a0 - fixed) / 120
+    print("index: %.1f bytes kept per match (a journal: %d)" % (per, fixed))
+    expect(len(j.matches()) == 120 and per < 32, "%d bytes kept per match" % per)
+
+
 def check_full():
     # A small flash filled with finished, unsynced matches.
     flash = fresh(40)
