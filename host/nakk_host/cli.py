@@ -613,6 +613,8 @@ COMMANDS = (add_score, add_rules, add_sim, add_demo, add_flash, add_serve) + _ju
 # the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
 from nakk_host import cli_judge  # noqa: E402
 COMMANDS = COMMANDS + cli_judge.COMMANDS
+from nakk_host import uf2build  # noqa: E402  (nakk build: the UF2)
+COMMANDS = COMMANDS + (uf2build.add_build,)
 
 
 def parser():
