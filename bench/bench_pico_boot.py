@@ -1,6 +1,6 @@
 """A box full of matches boots on the real rp2 interpreter: the emulated Pico kit, figures printed (not a test).
 
-    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_pico_boot.py [--matches 100]
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_pico_boot.py [--matches 100] [--uf2 [FILE]]
 
 For an empty flash and for one holding --matches finished, unsynced matches:
 builds the Pico's filesystem (the firmware as .mpy, as on a box; boot.py;
@@ -12,6 +12,11 @@ USB serial port (every match must be waiting). Prints the heap after boot
 (the app and its link built, gc.collect(), as a main.py that is the real
 one plus one print reports it) and power-on to the start screen in emulated
 time. Exits non-zero when a box does not boot or does not answer.
+
+With --uf2 the box runs the UF2 that `nakk build` makes (FILE, or built
+now: cached, seconds when nothing changed) instead of stock MicroPython:
+the filesystem then holds only the bench main.py (the UF2's frozen main.py
+runs a /main.py when there is one) and the journal.
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
 rp2040js is installed with its install.sh (into ~/.cache/picoemu).
@@ -91,9 +96,15 @@ def kit():
     return picoemu
 
 
-def firmware_files(picoemu, tmp):
+def firmware_files(picoemu, tmp, frozen=False):
     """[(host path, path on the Pico)]: the compiled package (its native code for the Pico's
-    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306."""
+    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306; frozen (a UF2
+    holding them all): the bench main.py only."""
+    main = os.path.join(tmp, "main.py")
+    with open(main, "wb") as f:
+        f.write(MAIN)
+    if frozen:
+        return [(main, "/main.py")]
     mpy = compiled_firmware(PICO_ARCH)
     out = []
     for d, dirs, files in os.walk(os.path.join(mpy, "nakk")):
@@ -102,23 +113,21 @@ def firmware_files(picoemu, tmp):
             if f.endswith(".mpy"):
                 p = os.path.join(d, f)
                 out.append((p, "/" + os.path.relpath(p, mpy)))
-    main = os.path.join(tmp, "main.py")
-    with open(main, "wb") as f:
-        f.write(MAIN)
     out.append((main, "/main.py"))
     out.append((os.path.join(ROOT, "firmware", "boot.py"), "/boot.py"))
     out.append((picoemu.SSD1306_PY, "/lib/ssd1306.py"))
     return out
 
 
-def make_image(picoemu, tmp, name, matches):
-    """The Pico's filesystem with `matches` finished matches in /journal and the firmware; its path."""
+def make_image(picoemu, tmp, name, matches, frozen=False):
+    """The Pico's filesystem with `matches` finished matches in /journal and the firmware (frozen: only
+    the bench main.py, for a UF2 holding the rest); its path."""
     img = os.path.join(tmp, name + ".img")
     if matches:
         boxes.fill(img, matches)
     lst = os.path.join(tmp, name + ".files")
     with open(lst, "w") as f:
-        for src, dst in firmware_files(picoemu, tmp):
+        for src, dst in firmware_files(picoemu, tmp, frozen):
             f.write("%s\t%s\n" % (src, dst))
     put = os.path.join(tmp, "put.py")
     with open(put, "w") as f:
@@ -130,10 +139,11 @@ def make_image(picoemu, tmp, name, matches):
     return img
 
 
-def boot(picoemu, img, matches):
+def boot(picoemu, img, matches, firmware=None):
     """((free, alloc) heap bytes after boot, ms to the start screen, hello's fields, watchdog resets);
-    NotBooted when the box shows no start screen, prints no heap or answers hello wrong."""
-    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS) as emu:
+    NotBooted when the box shows no start screen, prints no heap or answers hello wrong.
+    firmware: a UF2 to run instead of the kit's stock MicroPython."""
+    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS, firmware=firmware) as emu:
         try:
             f = emu.wait_frame(0)                              # ssd1306's init clears the panel
             f2 = emu.wait_frame(f["frame"], timeout_s=120)    # then the app's start screen
@@ -161,17 +171,33 @@ def boot(picoemu, img, matches):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=100, help="finished matches on the full box's flash")
+    ap.add_argument("--uf2", nargs="?", const="", metavar="FILE",
+                    help="run the UF2 nakk build makes (FILE, or built now) instead of stock MicroPython + .mpy")
     args = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="nakk-bench-pico-")
+    uf2 = None
+    if args.uf2 is not None:
+        uf2 = args.uf2
+        if not uf2:
+            from nakk_host import uf2build
+            try:
+                r = uf2build.build_uf2(tmp, say=lambda s: None)
+            except uf2build.Uf2BuildError as e:
+                sys.exit("bench_pico_boot: %s" % e)
+            uf2 = r.path
     try:
-        print("emulated Pico (stock MicroPython v1.28.0 RPI_PICO in rp2040js), firmware as .mpy")
+        if uf2:
+            print("emulated Pico (rp2040js), the UF2 %s (%d bytes): firmware frozen" % (os.path.basename(uf2),
+                                                                                      os.path.getsize(uf2)))
+        else:
+            print("emulated Pico (stock MicroPython v1.28.0 RPI_PICO in rp2040js), firmware as .mpy")
         print("%-10s %8s %10s %10s %10s %12s %6s" % ("flash", "matches", "heap free", "in use", "of", "boot ms",
                                                   "wdt"))
         for name, n in (("empty", 0), ("full", args.matches)):
             try:
-                img = make_image(picoemu, tmp, name, n)
-                (free, alloc), ms, h, wdt = boot(picoemu, img, n)
+                img = make_image(picoemu, tmp, name, n, frozen=bool(uf2))
+                (free, alloc), ms, h, wdt = boot(picoemu, img, n, firmware=uf2 or None)
             except NotBooted as e:
                 sys.exit("bench_pico_boot: %s" % e)
             print("%-10s %8d %10d %10d %10d %12.0f %6d" % (name, n, free, alloc, free + alloc, ms, wdt))
