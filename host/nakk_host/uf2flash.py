@@ -211,10 +211,18 @@ def to_bootloader(port, say):
         man = F.read_manifest(box)
         gone = 0
         present = set(box.run(F._WALK % "/"))
+        dirs = set()
         for p in sorted((man or {}).get("files", {})) + [F.build.MANIFEST]:
             if p in present and not p.startswith("/journal"):
                 box.t.fs_rmfile(p)
                 gone += 1
+                d = p.rsplit("/", 1)[0]
+                while d:
+                    dirs.add(d)
+                    d = d.rsplit("/", 1)[0]
+        # the folders they leave empty too: an empty /nakk is a namespace package shadowing the frozen nakk
+        box.run("import os\nfor d in %r:\n    try:\n        os.rmdir(d)\n    except OSError:\n        pass\n"
+                "print(1)" % sorted(dirs, key=lambda d: -d.count("/")))
         if gone:
             say("removed the %d files of an earlier nakk flash (the UF2 holds them frozen)" % gone)
         say("restarting the box into its USB bootloader")
