@@ -1,7 +1,7 @@
 """A box full of matches boots on the real rp2 interpreter: the emulated Pico kit, figures printed (not a test).
 
     NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_pico_boot.py [--matches 100,full] [--runs 3]
-        [--uf2 nakk-X-rpi-pico.uf2]
+        [--uf2 [FILE]]
 
 For an empty flash and for each count of --matches finished, unsynced
 matches (`full`: as many as the journal takes before it refuses another
@@ -15,9 +15,11 @@ USB serial port (every match must be waiting). Prints the heap after boot
 one plus one print reports it) and power-on to the start screen in emulated
 time, min/median/max over --runs boots of the same image (each boot is the
 box's first after the matches were written, from a copy of the image).
-With --uf2 the emulator runs that firmware image (nakk frozen in it) and the
-filesystem holds only boot.py and main.py: the .mpy files' 130 KB of flash
-are then free for matches. Exits non-zero when a box does not boot or does
+With --uf2 the box runs the UF2 that `nakk build` makes (FILE, or built
+now: cached, seconds when nothing changed) instead of stock MicroPython:
+the filesystem then holds only the bench main.py (the UF2's frozen main.py
+runs a /main.py when there is one) and the journal, and the .mpy files'
+130 KB of flash are free for matches. Exits non-zero when a box does not boot or does
 not answer.
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
@@ -100,23 +102,24 @@ def kit():
 
 def firmware_files(picoemu, tmp, frozen=False):
     """[(host path, path on the Pico)]: the compiled package (its native code for the Pico's
-    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306; with frozen
-    (nakk and ssd1306 are in the firmware image) boot.py and main.py only."""
+    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306; frozen (a UF2
+    holding them all): the bench main.py only."""
+    main = os.path.join(tmp, "main.py")
+    with open(main, "wb") as f:
+        f.write(MAIN)
+    if frozen:
+        return [(main, "/main.py")]
+    mpy = compiled_firmware(PICO_ARCH)
     out = []
-    mpy = None if frozen else compiled_firmware(PICO_ARCH)
-    for d, dirs, files in os.walk(os.path.join(mpy, "nakk")) if mpy else ():
+    for d, dirs, files in os.walk(os.path.join(mpy, "nakk")):
         dirs.sort()
         for f in sorted(files):
             if f.endswith(".mpy"):
                 p = os.path.join(d, f)
                 out.append((p, "/" + os.path.relpath(p, mpy)))
-    main = os.path.join(tmp, "main.py")
-    with open(main, "wb") as f:
-        f.write(MAIN)
     out.append((main, "/main.py"))
     out.append((os.path.join(ROOT, "firmware", "boot.py"), "/boot.py"))
-    if not frozen:
-        out.append((picoemu.SSD1306_PY, "/lib/ssd1306.py"))
+    out.append((picoemu.SSD1306_PY, "/lib/ssd1306.py"))
     return out
 
 
@@ -181,14 +184,25 @@ def main():
     ap.add_argument("--matches", type=counts, default=[100],
                     help="finished matches on the full box's flash: numbers or `full`, comma-separated")
     ap.add_argument("--runs", type=int, default=1, help="boots of each image (min/median/max)")
-    ap.add_argument("--uf2", help="a firmware image with nakk frozen in it (default: the kit's stock one)")
+    ap.add_argument("--uf2", nargs="?", const="", metavar="FILE",
+                    help="run the UF2 nakk build makes (FILE, or built now) instead of stock MicroPython + .mpy")
     args = ap.parse_args()
     picoemu = kit()
-    uf2 = os.path.abspath(args.uf2) if args.uf2 else None
     tmp = tempfile.mkdtemp(prefix="nakk-bench-pico-")
+    uf2 = None
+    if args.uf2 is not None:
+        uf2 = os.path.abspath(args.uf2) if args.uf2 else None
+        if not uf2:
+            from nakk_host import uf2build
+            try:
+                r = uf2build.build_uf2(tmp, say=lambda s: None)
+            except uf2build.Uf2BuildError as e:
+                sys.exit("bench_pico_boot: %s" % e)
+            uf2 = r.path
     try:
         if uf2:
-            print("emulated Pico (rp2040js), firmware %s (nakk frozen)" % os.path.basename(uf2))
+            print("emulated Pico (rp2040js), the UF2 %s (%d bytes): firmware frozen" % (os.path.basename(uf2),
+                                                                                      os.path.getsize(uf2)))
         else:
             print("emulated Pico (stock MicroPython v1.28.0 RPI_PICO in rp2040js), firmware as .mpy")
         print("%-6s %8s %10s %10s %10s %26s %5s %4s" % ("flash", "matches", "heap free", "in use", "of",
