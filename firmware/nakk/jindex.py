@@ -1,4 +1,4 @@
-"""The journal's index file: which matches on flash are finished (and the app's tag of each), so a boot need not read them.
+"""The journal's index file: which matches on flash are finished, with the app's tag of each: a boot reads no match.
 
     data = encode(fs_id, next_match, count, entries)   # count (n, tag) entries, tag 0..255
     load(path, buf, fs_id, put)                 # put(n, tag) per entry; -> next or None
@@ -80,8 +80,10 @@ def _records(path, buf, scan, each):
 def load(path, buf, fs_id, put, scan):
     """Read the index at path through buf (the journal's own, 2 records long; scan is the
     journal's record scanner): if it is whole and names journal fs_id, put(n, tag) for each
-    entry and return the match number that was next when it was written; else None (and put
-    is never called). Two passes over a file of about 1 KB: nothing is trusted unchecked."""
+    entry and return the match number that was next when it was written; else None, and put
+    is not called (unless the file changed between the two passes over it, which only the
+    journal's own writes do: the caller then drops what was put). About 1 KB is read twice:
+    nothing is trusted before all of it is checked."""
     want = [None, 0]    # [(next, count) from the header, entries seen]
 
     def check(p, first):

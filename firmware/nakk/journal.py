@@ -279,8 +279,8 @@ class Journal:
         self._buf = bytearray(_BUF)  # for starts and seals; readers have their own
         self._free = None   # free_bytes() as last measured; None after a write
         # n -> kind of its last record (0: none yet), None until its tail is read, or
-        # _IX + tag: finished, as the index says. Small ints are not heap objects: a box full of matches keeps one dict and
-        # nothing else per match, so the boot scan leaves no long-lived crumbs
+        # _IX + tag: finished, as the index says. Small ints are not heap objects: a box
+        # full of matches keeps one dict and nothing else per match, so the boot scan leaves no long-lived crumbs
         # scattered among its garbage (they fragmented the heap until a module's
         # code no longer found 1.3 KB in one piece; see docs/journal.md).
         self._tails = {}
@@ -750,8 +750,8 @@ class Journal:
     def ack(self, n, payload):
         """The judge acknowledged finished match n: compact it away.
 
-        Renaming its directory is the mark (one atomic commit; it needs no
-        new block). Only where a full flash has no room even for that is an
+        Renaming its directory is the mark (one atomic commit). Only where a
+        full flash has no room even for that is an
         acknowledgement record appended instead, for the next start to
         compact (the index rewritten without it, if there is room). Raises
         JournalFull when neither could be written: ask the judge again."""
