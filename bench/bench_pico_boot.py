@@ -124,8 +124,13 @@ def firmware_files(picoemu, tmp, frozen=False):
 
 
 def make_image(picoemu, tmp, name, matches, frozen=False):
-    """The Pico's filesystem with the firmware and then `matches` finished matches in /journal
-    ("full": until the journal refuses another); (its path, the number of matches written)."""
+    """The Pico's filesystem with the firmware and then `matches` finished matches in /journal; its path."""
+    return make_box(picoemu, tmp, name, matches, frozen)[0]
+
+
+def make_box(picoemu, tmp, name, matches, frozen=False):
+    """make_image's image, `matches` also "full" (until the journal refuses another match):
+    (its path, the number of matches written)."""
     img = os.path.join(tmp, name + ".img")
     lst = os.path.join(tmp, name + ".files")
     with open(lst, "w") as f:
@@ -209,7 +214,7 @@ def main():
                                                         "boot ms min/median/max", "runs", "wdt"))
         for name, n in [("empty", 0)] + [("full%d" % i, c) for i, c in enumerate(args.matches)]:
             try:
-                img, n = make_image(picoemu, tmp, name, n, frozen=uf2 is not None)
+                img, n = make_box(picoemu, tmp, name, n, frozen=uf2 is not None)
                 heaps, times, wdt = [], [], 0
                 for r in range(args.runs):
                     run = img + ".run"
