@@ -1,7 +1,7 @@
 """A box full of matches boots on the real rp2 interpreter: the emulated Pico kit, figures printed (not a test).
 
     NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_pico_boot.py [--matches 100,full] [--runs 3]
-        [--uf2 [FILE]]
+        [--uf2 [FILE]] [--no-index]
 
 For an empty flash and for each count of --matches finished, unsynced
 matches (`full`: as many as the journal takes before it refuses another
@@ -19,8 +19,11 @@ With --uf2 the box runs the UF2 that `nakk build` makes (FILE, or built
 now: cached, seconds when nothing changed) instead of stock MicroPython:
 the filesystem then holds only the bench main.py (the UF2's frozen main.py
 runs a /main.py when there is one) and the journal, and the .mpy files'
-130 KB of flash are free for matches. Exits non-zero when a box does not boot or does
-not answer.
+130 KB of flash are free for matches. With --no-index the journal's index is
+removed from each image (a journal as a firmware before the index left it):
+each run is then that box's first boot, which reads every match and writes
+the index, and the boot after it on the flash it left. Exits non-zero when a
+box does not boot or does not answer.
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
 rp2040js is installed with its install.sh (into ~/.cache/picoemu).
@@ -80,6 +83,15 @@ for line in open(sys.argv[2]).read().split("\\n"):
         data = f.read()
     with open("/flash/" + "/".join(parts), "wb") as f:
         f.write(data)
+vfs.umount("/flash")
+bdev.close()
+"""
+
+# removes the journal's index from an image (a journal as a firmware before the index left it)
+NO_INDEX = """import sys, os, vfs
+from nakk.board.blockdev import mount_image
+bdev = mount_image(sys.argv[1], "/flash")
+os.remove("/flash/journal/index")
 vfs.umount("/flash")
 bdev.close()
 """
@@ -149,10 +161,23 @@ def make_box(picoemu, tmp, name, matches, frozen=False):
     return img, matches
 
 
-def boot(picoemu, img, matches, uf2=None):
+def drop_index(tmp, img):
+    """Remove the journal's index from the image."""
+    path = os.path.join(tmp, "no_index.py")
+    with open(path, "w") as f:
+        f.write(NO_INDEX)
+    r = subprocess.run([micropython_path(), "-X", "heapsize=1M", path, img], env=micropython_env(),
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise NotBooted("could not remove the index: " + (r.stdout + r.stderr)[-1500:])
+
+
+def boot(picoemu, img, matches, uf2=None, save_fs=None):
     """((free, alloc) heap bytes after boot, ms to the start screen, hello's fields, watchdog resets);
-    NotBooted when the box shows no start screen, prints no heap or answers hello wrong."""
-    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS, firmware=uf2) as emu:
+    NotBooted when the box shows no start screen, prints no heap or answers hello wrong.
+    save_fs: where the emulator writes the filesystem it leaves."""
+    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS, firmware=uf2,
+                         save_fs=save_fs) as emu:
         try:
             f = emu.wait_frame(0)                              # ssd1306's init clears the panel
             f2 = emu.wait_frame(f["frame"], timeout_s=120)    # then the app's start screen
@@ -191,6 +216,8 @@ def main():
     ap.add_argument("--runs", type=int, default=1, help="boots of each image (min/median/max)")
     ap.add_argument("--uf2", nargs="?", const="", metavar="FILE",
                     help="run the UF2 nakk build makes (FILE, or built now) instead of stock MicroPython + .mpy")
+    ap.add_argument("--no-index", action="store_true",
+                    help="the journal without its index: each run a first boot, then the boot after it")
     args = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="nakk-bench-pico-")
@@ -215,14 +242,18 @@ def main():
         for name, n in [("empty", 0)] + [("full%d" % i, c) for i, c in enumerate(args.matches)]:
             try:
                 img, n = make_box(picoemu, tmp, name, n, frozen=uf2 is not None)
-                heaps, times, wdt = [], [], 0
+                if n and args.no_index:
+                    drop_index(tmp, img)
+                heaps, times, wdt, after = [], [], 0, []
                 for r in range(args.runs):
                     run = img + ".run"
                     shutil.copyfile(img, run)      # every run is the first boot after the fill
-                    (free, alloc), ms, h, w = boot(picoemu, run, n, uf2)
+                    (free, alloc), ms, h, w = boot(picoemu, run, n, uf2, save_fs=run + ".left")
                     heaps.append((free, alloc))
                     times.append(ms)
                     wdt += w
+                    if n and args.no_index:
+                        after.append(boot(picoemu, run + ".left", n, uf2)[1])
             except NotBooted as e:
                 sys.exit("bench_pico_boot: %s" % e)
             times.sort()
@@ -232,6 +263,10 @@ def main():
                 "empty" if not n else "full", n, free, alloc, free + alloc,
                 "%.0f / %.0f / %.0f" % (times[0], times[len(times) // 2], times[-1]), args.runs, wdt))
             print("       hello: unsynced %s, ready %s, free flash %s" % (h["unsynced"], h["ready"], h.get("free")))
+            if after:
+                after.sort()
+                print("       without the index: that was the first boot; the next one took %.0f / %.0f / %.0f ms"
+                      % (after[0], after[len(after) // 2], after[-1]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
