@@ -15,8 +15,8 @@ Usage: micropython tests/mpy/box_faults.py IMAGE ACTION [ARG]
   file NAME TEXT /flash/NAME holds TEXT (settings.json, journal/assignment.json)
   edge MOST      a file fills the flash, then a match's entries (a deal, its undo, ...) are
                  journaled until one is refused (at most MOST): prints "refused <seq>"
-Prints "ok", the match numbers on the image ("matches 1 2") and whether the journal has its
-index ("index yes").
+Prints "ok", whether the journal has its index ("index yes") and the match numbers on the
+image ("matches 1 2", the last line).
 """
 import os
 import sys
@@ -180,8 +180,8 @@ def main(argv):
             raise SystemExit("unknown action " + action)
         names = sorted(x for x in os.listdir(ROOT) if x.startswith("m"))
         print("ok")
-        print("matches", " ".join(str(int(x[1:])) for x in names))
         print("index", "yes" if "index" in os.listdir(ROOT) else "no")
+        print("matches", " ".join(str(int(x[1:])) for x in names))   # last: tests split on it
     finally:
         vfs.umount("/flash")
         bdev.close()
