@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/bench_boot.py [--step 16]
 
-For an empty flash, 100 finished matches and a full box (finished matches
-written until the journal refuses another): the live heap after boot
+For an empty flash, 100 and 150 finished matches and a full box (finished
+matches written until the journal refuses another): the live heap after boot
 (gc.collect(), then gc.mem_alloc(), as the simulator reports it), and the
 smallest heap cap, in steps of --step KiB, under which the simulator (the
 compiled firmware, as `nakk sim` runs it) boots, answers hello with every
@@ -46,7 +46,8 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="nakk-bench-boot-")
     try:
-        cases = [("empty flash", None), ("100 finished matches", 100), ("full box", "full")]
+        cases = [("empty flash", None), ("100 finished matches", 100), ("150 finished matches", 150),
+                 ("full box", "full")]
         print("simulator heap cap now: %s" % HEAP)
         print("%-22s %8s %9s %14s" % ("flash", "matches", "live KB", "smallest cap"))
         for name, count in cases:

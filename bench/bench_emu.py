@@ -1,6 +1,6 @@
 """Figures from the emulated Pico (stock MicroPython v1.28.0 for the Pico in rp2040js, the kit in ../shared/emu).
 
-    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick]
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick] [--box N] [--uf2 FILE]
 
 Prints, in emulated time (what a Pico at the firmware's 200 MHz would take; the emulator
 counts Cortex-M0+ cycles but models no flash timing: erases and programs are
@@ -16,6 +16,12 @@ instant, no XIP cache misses, so a save's real stall is not in these figures):
   * bytes of .mpy and of source;
   * `nakk flash` onto a fresh box, for a one-file change, and with nothing
     changed (emulated and wall seconds).
+With --box N the matches are played on a box that already holds N finished,
+unsynced results (bench_pico_boot.py's image: its long OK on the last result
+shown opens the start screen first), and with --uf2 FILE on that UF2 (nakk
+build's, the firmware frozen; the filesystem holds the journal and the bench
+main.py only): then only the presses (and the heap and boot as the box
+reports them) are measured.
 Presses are grouped by kind: the start wizard's (before the match is set up)
 apart from the presses of a deal, and the OK that confirms an undo apart from
 cursor moves. BENCH_EMU_SLOW=MS also lists every press slower than MS.
@@ -212,15 +218,59 @@ def flash_runs(picoemu, tmp, cache):
     return out
 
 
+def play_on_box(picoemu, a, tmp):
+    """The presses of every script (of saare-2020 and the extra with --quick) on a box holding a.box
+    finished matches, on a.uf2 or stock MicroPython + .mpy."""
+    import shutil
+    import bench_pico_boot as B
+    uf2 = os.path.abspath(a.uf2) if a.uf2 else None
+    print("bench_emu: %s in rp2040js %s (emulated time; no flash erase/program time), a box holding %s "
+          "finished, unsynced matches" % ("the UF2 %s (frozen)" % os.path.basename(uf2) if uf2 else
+                                          "MicroPython v1.28.0 RPI_PICO, firmware as .mpy", picoemu.RP2040JS_VERSION,
+                                          a.box))
+    img, n = B.make_box(picoemu, tmp, "box", a.box, frozen=uf2 is not None)
+    run = img + ".run"
+    shutil.copyfile(img, run)
+    (free, alloc), ms, h, wdt = B.boot(picoemu, run, n, uf2)
+    print("\nHeap after boot (app built): %d bytes free, %d allocated (of %d); start screen at %.0f ms; "
+          "hello: %d waiting" % (free, alloc, free + alloc, ms, h["unsynced"]))
+    results = {}
+    scripts = ["saare-2020"] if a.quick else ["saare-2020", "saare-classic", "sasku", "schmier"]
+    for rs in scripts + ["extra"]:
+        if rs == "extra":
+            keys = EXTRA
+        else:
+            with open(os.path.join(DEMO, rs + ".keys")) as f:
+                keys = f.read()
+        # a box holding results shows its last one: a long OK opens the start screen
+        ks = parse_keys(("OK:long\n" if n else "") + keys, rs)
+        shutil.copyfile(img, run)
+        with picoemu.PicoEmu(image=run, pins=PINS, oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8),
+                             firmware=uf2) as emu:
+            f = emu.wait_frame(0)
+            emu.wait_frame(f["frame"], timeout_s=120)
+            play(emu, ks, results)
+            if emu.flash_stats()["wdt_triggers"]:
+                print("  (watchdog fired during %s!)" % rs)
+    show_presses(results)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="one match (saare-2020 + undo/penalty), no .py boot")
+    ap.add_argument("--box", type=int, default=0,
+                    help="play on a box already holding this many finished, unsynced matches (presses only)")
+    ap.add_argument("--uf2", metavar="FILE",
+                    help="run this UF2 (nakk build's, the firmware frozen) instead of stock MicroPython + .mpy "
+                         "(presses only)")
     ap.add_argument("--mhz", type=int, default=0,
                     help="run the firmware at this clock (nakk.board.pico.cpu_hz, set in main.py) instead of the "
                          "shipped 200 MHz: e.g. 125, MicroPython's default")
     a = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-")
+    if a.box or a.uf2:
+        return play_on_box(picoemu, a, tmp)
     files = box_files(picoemu, tmp)
     cache = os.path.join(tmp, "cache")      # box_files' cached dependency, for nakk flash below
     if a.mhz:

@@ -1,17 +1,29 @@
 """A box full of matches boots on the real rp2 interpreter: the emulated Pico kit, figures printed (not a test).
 
-    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_pico_boot.py [--matches 100]
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_pico_boot.py [--matches 100,full] [--runs 3]
+        [--uf2 [FILE]] [--no-index]
 
-For an empty flash and for one holding --matches finished, unsynced matches:
-builds the Pico's filesystem (the firmware as .mpy, as on a box; boot.py;
-micropython-lib's ssd1306 from the kit; the journal written by the
-firmware's own journal on the unix port, tests/mpy/fill_journal.py, on an
+For an empty flash and for each count of --matches finished, unsynced
+matches (`full`: as many as the journal takes before it refuses another
+match): builds the Pico's filesystem (the firmware as .mpy, as on a box;
+boot.py; micropython-lib's ssd1306 from the kit; then the journal written by
+the firmware's own journal on the unix port, tests/mpy/fill_journal.py, on an
 image of the Pico's geometry), boots it on stock MicroPython for the Pico
 in rp2040js, waits for the start screen, and asks hello over the emulated
 USB serial port (every match must be waiting). Prints the heap after boot
 (the app and its link built, gc.collect(), as a main.py that is the real
 one plus one print reports it) and power-on to the start screen in emulated
-time. Exits non-zero when a box does not boot or does not answer.
+time, min/median/max over --runs boots of the same image (each boot is the
+box's first after the matches were written, from a copy of the image).
+With --uf2 the box runs the UF2 that `nakk build` makes (FILE, or built
+now: cached, seconds when nothing changed) instead of stock MicroPython:
+the filesystem then holds only the bench main.py (the UF2's frozen main.py
+runs a /main.py when there is one) and the journal, and the .mpy files'
+130 KB of flash are free for matches. With --no-index the journal's index is
+removed from each image (a journal as a firmware before the index left it):
+each run is then that box's first boot, which reads every match and writes
+the index, and the boot after it on the flash it left. Exits non-zero when a
+box does not boot or does not answer.
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
 rp2040js is installed with its install.sh (into ~/.cache/picoemu).
@@ -75,6 +87,15 @@ vfs.umount("/flash")
 bdev.close()
 """
 
+# removes the journal's index from an image (a journal as a firmware before the index left it)
+NO_INDEX = """import sys, os, vfs
+from nakk.board.blockdev import mount_image
+bdev = mount_image(sys.argv[1], "/flash")
+os.remove("/flash/journal/index")
+vfs.umount("/flash")
+bdev.close()
+"""
+
 
 class NotBooted(Exception):
     """The emulated box did not boot to its start screen and answer hello as it should."""
@@ -91,9 +112,15 @@ def kit():
     return picoemu
 
 
-def firmware_files(picoemu, tmp):
+def firmware_files(picoemu, tmp, frozen=False):
     """[(host path, path on the Pico)]: the compiled package (its native code for the Pico's
-    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306."""
+    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306; frozen (a UF2
+    holding them all): the bench main.py only."""
+    main = os.path.join(tmp, "main.py")
+    with open(main, "wb") as f:
+        f.write(MAIN)
+    if frozen:
+        return [(main, "/main.py")]
     mpy = compiled_firmware(PICO_ARCH)
     out = []
     for d, dirs, files in os.walk(os.path.join(mpy, "nakk")):
@@ -102,23 +129,24 @@ def firmware_files(picoemu, tmp):
             if f.endswith(".mpy"):
                 p = os.path.join(d, f)
                 out.append((p, "/" + os.path.relpath(p, mpy)))
-    main = os.path.join(tmp, "main.py")
-    with open(main, "wb") as f:
-        f.write(MAIN)
     out.append((main, "/main.py"))
     out.append((os.path.join(ROOT, "firmware", "boot.py"), "/boot.py"))
     out.append((picoemu.SSD1306_PY, "/lib/ssd1306.py"))
     return out
 
 
-def make_image(picoemu, tmp, name, matches):
-    """The Pico's filesystem with `matches` finished matches in /journal and the firmware; its path."""
+def make_image(picoemu, tmp, name, matches, frozen=False):
+    """The Pico's filesystem with the firmware and then `matches` finished matches in /journal; its path."""
+    return make_box(picoemu, tmp, name, matches, frozen)[0]
+
+
+def make_box(picoemu, tmp, name, matches, frozen=False):
+    """make_image's image, `matches` also "full" (until the journal refuses another match):
+    (its path, the number of matches written)."""
     img = os.path.join(tmp, name + ".img")
-    if matches:
-        boxes.fill(img, matches)
     lst = os.path.join(tmp, name + ".files")
     with open(lst, "w") as f:
-        for src, dst in firmware_files(picoemu, tmp):
+        for src, dst in firmware_files(picoemu, tmp, frozen):
             f.write("%s\t%s\n" % (src, dst))
     put = os.path.join(tmp, "put.py")
     with open(put, "w") as f:
@@ -127,13 +155,29 @@ def make_image(picoemu, tmp, name, matches):
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise NotBooted("could not write the image: " + (r.stdout + r.stderr)[-1500:])
-    return img
+    if matches:
+        # played after the firmware was copied, as on a box (the .mpy files take ~130 KB of flash)
+        matches = len(boxes.fill(img, matches)[1])
+    return img, matches
 
 
-def boot(picoemu, img, matches):
+def drop_index(tmp, img):
+    """Remove the journal's index from the image."""
+    path = os.path.join(tmp, "no_index.py")
+    with open(path, "w") as f:
+        f.write(NO_INDEX)
+    r = subprocess.run([micropython_path(), "-X", "heapsize=1M", path, img], env=micropython_env(),
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise NotBooted("could not remove the index: " + (r.stdout + r.stderr)[-1500:])
+
+
+def boot(picoemu, img, matches, uf2=None, save_fs=None):
     """((free, alloc) heap bytes after boot, ms to the start screen, hello's fields, watchdog resets);
-    NotBooted when the box shows no start screen, prints no heap or answers hello wrong."""
-    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS) as emu:
+    NotBooted when the box shows no start screen, prints no heap or answers hello wrong.
+    save_fs: where the emulator writes the filesystem it leaves."""
+    with picoemu.PicoEmu(image=img, pins=PINS, oled_spi=OLED_SPI, rings=RINGS, firmware=uf2,
+                         save_fs=save_fs) as emu:
         try:
             f = emu.wait_frame(0)                              # ssd1306's init clears the panel
             f2 = emu.wait_frame(f["frame"], timeout_s=120)    # then the app's start screen
@@ -158,24 +202,71 @@ def boot(picoemu, img, matches):
         return heap, f2["t_us"] / 1000.0, h, stats["wdt_triggers"]
 
 
+def counts(text):
+    out = []
+    for w in text.split(","):
+        out.append(w if w == "full" else int(w))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--matches", type=int, default=100, help="finished matches on the full box's flash")
+    ap.add_argument("--matches", type=counts, default=[100],
+                    help="finished matches on the full box's flash: numbers or `full`, comma-separated")
+    ap.add_argument("--runs", type=int, default=1, help="boots of each image (min/median/max)")
+    ap.add_argument("--uf2", nargs="?", const="", metavar="FILE",
+                    help="run the UF2 nakk build makes (FILE, or built now) instead of stock MicroPython + .mpy")
+    ap.add_argument("--no-index", action="store_true",
+                    help="the journal without its index: each run a first boot, then the boot after it")
     args = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="nakk-bench-pico-")
-    try:
-        print("emulated Pico (stock MicroPython v1.28.0 RPI_PICO in rp2040js), firmware as .mpy")
-        print("%-10s %8s %10s %10s %10s %12s %6s" % ("flash", "matches", "heap free", "in use", "of", "boot ms",
-                                                  "wdt"))
-        for name, n in (("empty", 0), ("full", args.matches)):
+    uf2 = None
+    if args.uf2 is not None:
+        uf2 = os.path.abspath(args.uf2) if args.uf2 else None
+        if not uf2:
+            from nakk_host import uf2build
             try:
-                img = make_image(picoemu, tmp, name, n)
-                (free, alloc), ms, h, wdt = boot(picoemu, img, n)
+                r = uf2build.build_uf2(tmp, say=lambda s: None)
+            except uf2build.Uf2BuildError as e:
+                sys.exit("bench_pico_boot: %s" % e)
+            uf2 = r.path
+    try:
+        if uf2:
+            print("emulated Pico (rp2040js), the UF2 %s (%d bytes): firmware frozen" % (os.path.basename(uf2),
+                                                                                      os.path.getsize(uf2)))
+        else:
+            print("emulated Pico (stock MicroPython v1.28.0 RPI_PICO in rp2040js), firmware as .mpy")
+        print("%-6s %8s %10s %10s %10s %26s %5s %4s" % ("flash", "matches", "heap free", "in use", "of",
+                                                        "boot ms min/median/max", "runs", "wdt"))
+        for name, n in [("empty", 0)] + [("full%d" % i, c) for i, c in enumerate(args.matches)]:
+            try:
+                img, n = make_box(picoemu, tmp, name, n, frozen=uf2 is not None)
+                if n and args.no_index:
+                    drop_index(tmp, img)
+                heaps, times, wdt, after = [], [], 0, []
+                for r in range(args.runs):
+                    run = img + ".run"
+                    shutil.copyfile(img, run)      # every run is the first boot after the fill
+                    (free, alloc), ms, h, w = boot(picoemu, run, n, uf2, save_fs=run + ".left")
+                    heaps.append((free, alloc))
+                    times.append(ms)
+                    wdt += w
+                    if n and args.no_index:
+                        after.append(boot(picoemu, run + ".left", n, uf2)[1])
             except NotBooted as e:
                 sys.exit("bench_pico_boot: %s" % e)
-            print("%-10s %8d %10d %10d %10d %12.0f %6d" % (name, n, free, alloc, free + alloc, ms, wdt))
-            print("           hello: unsynced %s, ready %s, free flash %s" % (h["unsynced"], h["ready"], h.get("free")))
+            times.sort()
+            free = min(f for f, a in heaps)
+            alloc = max(a for f, a in heaps)
+            print("%-6s %8d %10d %10d %10d %26s %5d %4d" % (
+                "empty" if not n else "full", n, free, alloc, free + alloc,
+                "%.0f / %.0f / %.0f" % (times[0], times[len(times) // 2], times[-1]), args.runs, wdt))
+            print("       hello: unsynced %s, ready %s, free flash %s" % (h["unsynced"], h["ready"], h.get("free")))
+            if after:
+                after.sort()
+                print("       without the index: that was the first boot; the next one took %.0f / %.0f / %.0f ms"
+                      % (after[0], after[len(after) // 2], after[-1]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

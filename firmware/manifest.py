@@ -15,10 +15,11 @@ include("$(PORT_DIR)/boards/manifest.py")
 # firmware/package.json's dependencies, from micropython-lib (lib/micropython-lib in the MicroPython tree)
 require("ssd1306")
 
-# nakk, without what only the unix port or the judge's laptop runs (host/nakk_host/build.py: HOST_ONLY).
+# nakk, without what only the unix port or the judge's laptop runs (host-only.txt, read by host/nakk_host/build.py too).
 # makemanifest runs a manifest with the current directory set to the manifest's own (firmware/).
 _HERE = "."
-_HOST_ONLY = ("board/sim.py", "board/simpins.py", "dump.py", "simmain.py", "board/blockdev.py", "score.py", "teams.py")
+with open(os.path.join(_HERE, "host-only.txt")) as _f:
+    _HOST_ONLY = [_l.strip() for _l in _f if _l.strip() and not _l.startswith("#")]
 _files = []
 for _d, _dirs, _names in os.walk(os.path.join(_HERE, "nakk")):
     _dirs.sort()

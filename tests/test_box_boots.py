@@ -304,3 +304,30 @@ def test_an_entry_the_heap_cannot_write_is_refused_not_shown_as_saved(tmp_path, 
     assert t.flush() and t.match.seq == 2
     again = Table(Journal(str(tmp_path), reserve=0))
     assert again.resume() and again.match.seq == 2 and again.match.st.score == t.match.st.score
+
+
+def test_a_box_whose_journal_has_no_index_boots_counts_and_syncs_every_result(tmp_path):
+    """A journal as a firmware before the index left it (finished matches, no index file): the first
+    boot reads every match, counts them all, and writes the index; the next boot has it, and the
+    judge gets every result, once."""
+    import boxes
+    from nakk_host import store
+    from nakk_host import sync as Sy
+    db = str(tmp_path / "judge.db")
+    image, fs_id, key = boxes.paired_box(tmp_path, "old", db, count=12)
+    assert "index yes" in fault(image, "ls")          # the box that filled it wrote one
+    assert "index no" in fault(image, "noindex")
+    with S.Simulator(str(image), register=False) as sim:
+        with D.Box(sim.tty, timeout=5) as box:
+            h = box.hello()
+            assert h["unsynced"] == 12 and h["ready"] == 12 and not h["damaged"], h
+    assert "index yes" in fault(image, "ls")          # written back by that boot
+    with S.Simulator(str(image), register=False) as sim:
+        rep = Sy.sync([D.Port(sim.tty)], db)[0]
+        assert rep.ok() and len(rep.new) == 12 and rep.left == 0, rep.to_json()
+    conn = store.open_db(db)
+    try:
+        got = sorted(r["result_id"] for r in store.results(conn))
+    finally:
+        conn.close()
+    assert got == sorted("%s-%d" % (fs_id, n) for n in range(1, 13))

@@ -90,7 +90,7 @@ def test_journal_on_cpython(tmp_path):
         j2.ack(m, b"{}")
     j2.ack(n, b'{"type":"synced"}')
     assert j2.matches() == [(m, False)]
-    assert sorted(os.listdir(root)) == ["id", "m%06d" % m, "next"]
+    assert sorted(os.listdir(root)) == ["id", "index", "m%06d" % m, "next"]
     assert Journal(root).new_match() == m + 1
     assert j2.free_bytes() > 0
 
@@ -153,7 +153,7 @@ CHECKS = {
     "roundtrip": "3M", "resume": "3M", "fs_id": "3M", "stale_tmp": "3M",
     "corrupt_tail": "3M", "sealing": "3M", "corrupt_middle": "3M", "ack": "3M",
     "full": "3M", "append_cost_flat": "4M", "nor_semantics": "1M",
-    "blockdev_no_alloc": "320K", "stream_memory": "320K",
+    "blockdev_no_alloc": "320K", "stream_memory": "320K", "index": "3M",
 }
 
 

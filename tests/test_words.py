@@ -281,6 +281,20 @@ def test_a_result_waits_for_the_judge_once_locked_and_an_abandoned_start_never(t
         assert ui.table.waiting() == 0
         play(ui, "B")
         assert ui.table.match.locked() and ui.table.waiting() == 1
+        # the next boot counts them from the journal's index: each match tagged as it finished
+        j = Journal(root)
+        assert Table(j).waiting() == 1 and (j.tag(1), j.tag(2)) == (1, 0)
+        # a journal without one (written before there was an index) is read, counted the same,
+        # and its tags kept for the boot after
+        import os
+        os.remove(root + "/index")
+        j = Journal(root)
+        assert (j.tag(1), j.tag(2)) == (None, None)
+        t = Table(j)
+        assert t.waiting() == 1
+        t.save_index()
+        j = Journal(root)
+        assert (j.tag(1), j.tag(2)) == (1, 0) and Table(j).waiting() == 1
     finally:
         _rmtree(root)
 

@@ -4,3 +4,7 @@ The shared core (rules, match, event, journal and protocol codecs) runs on
 MicroPython and CPython alike; board/ holds the hardware backends."""
 
 VERSION = "0.1.0"
+try:
+    from nakk_build import BUILD   # the UF2's build hash, frozen in by `nakk build` (host/nakk_host/uf2build.py)
+except ImportError:
+    BUILD = None                   # .mpy on stock MicroPython, the simulator, CPython

@@ -122,6 +122,7 @@ class App:
         self._held = asyncio.Event()   # set when a press leaves an entry held (the input task flushes it)
         self._hold_from = 0    # the time of the press that made the held entry (buttons.at)
         self.waiting = self.table.waiting()
+        self.table.save_index()   # what this boot had to read from flash, the next reads from the index
         self.sent = 0          # bytes sent to the display since boot
         self.handled = 0       # button events handled since boot
         self.fault = None      # text of a task that died

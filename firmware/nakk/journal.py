@@ -8,7 +8,10 @@
     for payload in j.records(n): ... # the stored bytes, in order, streamed
     j.head(n, 3)                     # the first 3 payloads, through the journal's own buffer
     j.matches()                      # [(n, finished), ...] by match number
-    j.ack(n, synced_payload)         # the judge's ack: a record, then compaction
+    j.ack(n, synced_payload)         # the judge's ack: the match compacted away
+    j.append(n, payload, finished=True, tag=1)   # the app's tag (0..254) of a finished match
+    j.tag(n); j.set_tag(n, 1)        # read back from the index / learnt later
+    j.save_index()                   # the index, if it lacks what the journal knows
 
 Layout (docs/journal.md has the bytes and the format version):
 
@@ -25,15 +28,24 @@ Layout (docs/journal.md has the bytes and the format version):
                          then deleted (inline data takes about ten times
                          its size in flash; the body barely more than 1x)
     <root>/x000012/      match 12 acknowledged, being compacted away
+    <root>/index         the finished matches (numbers and the app's tags;
+                         nakk/jindex.py), rewritten whole when a match
+                         finishes: a boot reads this file instead of the
+                         tail of every finished match
 
 Power cuts: littlefs commits each closed file atomically, so a segment or
 the body is either as it was or has all of the new bytes. A record is
 reported saved only after close() (which syncs) returns. Segments that a
 seal copied but did not get to delete are recognised by the seal record
 and skipped. On start the journal finishes interrupted compactions, drops
-temporary files, and reads the tail of each match (its last segment and
-the last 24 bytes of its body) to learn where to append and whether the
-match is finished. An unsound record (torn, corrupt) is skipped and
+temporary files, reads the index, and reads the tail of each match the
+index does not list as finished (its last segment and the last 24 bytes of
+its body) to learn whether the match is finished; where to append is read
+when a match is written to. The index never lists a match that is not
+finished on flash: it is written after the record that finishes a match,
+before any record that would reopen one, and an ack renames the match away
+first (the rename is the mark); a match the index lists whose directory is
+gone is simply not there. An unsound record (torn, corrupt) is skipped and
 counted in `damaged`; reading resynchronises on the next sound record, so
 damage never hides another record, and no record is ever appended after an
 unsound tail (the next one starts a fresh segment).
@@ -44,7 +56,7 @@ one file per match. Do not append to a match while iterating its records.
 """
 import os
 
-from nakk import record
+from nakk import jindex, record
 
 SEG_MAX = 480        # bytes; littlefs keeps files up to 512 bytes inline
 SEAL_SEGS = 4        # segments copied into the body at a time
@@ -63,6 +75,9 @@ _MAGIC = b"nakk-journal "
 _SEALED = b"sealed "
 _SEAL_LEN = record.OVERHEAD + 16   # b"sealed 000012 E" plus padding to 16
 _DIR_BIT = 0x4000
+_INDEX = "index"
+_IX = 0x100          # _tails value _IX + tag: finished, as the index says (tail not read)
+_NOTAG = 255         # the tag of a finished match whose tag the app has not given
 
 
 class JournalError(Exception):
@@ -252,7 +267,9 @@ def _seg(s):
 class Journal:
     """The journal in directory `root` of an already-mounted filesystem."""
 
-    def __init__(self, root, reserve=RESERVE, seg_max=SEG_MAX, seal_segs=SEAL_SEGS):
+    def __init__(self, root, reserve=RESERVE, seg_max=SEG_MAX, seal_segs=SEAL_SEGS, index=True):
+        """index=False: neither read nor write the index (the journal as it was before there
+        was one: tests compare the two)."""
         root = root.rstrip("/")
         self.root = root
         self.reserve = reserve
@@ -261,9 +278,9 @@ class Journal:
         self.damaged = {}   # match -> unsound stretches skipped while reading it
         self._buf = bytearray(_BUF)  # for starts and seals; readers have their own
         self._free = None   # free_bytes() as last measured; None after a write
-        # n -> kind of its last record (0: none yet), or None until its tail is read.
-        # Small ints are not heap objects: a box full of matches keeps one dict and
-        # nothing else per match, so the boot scan leaves no long-lived crumbs
+        # n -> kind of its last record (0: none yet), None until its tail is read, or
+        # _IX + tag: finished, as the index says. Small ints are not heap objects: a box
+        # full of matches keeps one dict and nothing else per match, so the boot scan leaves no long-lived crumbs
         # scattered among its garbage (they fragmented the heap until a module's
         # code no longer found 1.3 KB in one piece; see docs/journal.md).
         self._tails = {}
@@ -274,6 +291,8 @@ class Journal:
         # listing and its last segment).
         self._hot_n = None
         self._hot = None
+        self._index = index
+        self._dirty = False  # the index lacks a finished match or a tag the journal knows
         try:
             os.mkdir(root)
         except OSError as e:
@@ -300,10 +319,17 @@ class Journal:
                 os.remove(root + "/" + name)
         for n in pending:
             self._delete(n)
+        if index:
+            self._read_index()
         for n in list(self._tails):
+            if self._tails[n] is not None:
+                continue         # finished, as the index says: not read
             try:
-                if self._kind(n) == record.ACK:
+                k = self._kind(n)
+                if k == record.ACK:
                     self._compact(n)
+                elif k == record.FINISHED:
+                    self._dirty = True   # finished, not in the index: save_index() adds it
             except OSError:
                 # littlefs could not read this match: start anyway (the
                 # others are fine); reading it will raise again
@@ -337,6 +363,75 @@ class Journal:
         """The id under which the judge stores match n's result."""
         return "%s-%d" % (self.fs_id, n)
 
+    # ------------------------------------------------------------ the index
+    def _read_index(self):
+        tails = self._tails
+        stale = [0]
+
+        def put(n, tag):
+            if n in tails:
+                tails[n] = _IX + tag
+            else:
+                stale[0] += 1        # acknowledged and compacted since: gone
+
+        nxt = jindex.load(self.root + "/" + _INDEX, self._buf, self.fs_id, put, _scan)
+        if nxt is None:
+            # none, or not whole, or another journal's: read every match (trust nothing put)
+            for n in tails:
+                if tails[n] is not None:
+                    tails[n] = None
+        elif nxt > self._next:
+            self._next = nxt         # never a number the index may still name
+
+    def _finished_tag(self, n, v):
+        # the tag (_NOTAG: none given) of match n if it is finished as far as RAM knows, else -1
+        if n == self._hot_n and self._hot[2] != record.FINISHED:
+            return -1
+        if v is not None and v >= _IX:
+            return v - _IX
+        if v == record.FINISHED or n == self._hot_n:
+            return _NOTAG
+        return -1
+
+    def _write_index(self, skip=None):
+        # Every match finished as RAM knows it (skip left out), in one atomic file.
+        tails = self._tails
+        count = 0
+        for n in tails:
+            if n != skip and self._finished_tag(n, tails[n]) >= 0:
+                count += 1
+        entries = ((n, self._finished_tag(n, tails[n])) for n in tails
+                   if n != skip and self._finished_tag(n, tails[n]) >= 0)
+        self._free = None
+        write_atomic(self.root + "/" + _INDEX, jindex.encode(self.fs_id, self._next, count, entries))
+        self._dirty = False
+
+    def save_index(self):
+        """Write the index if it lacks a finished match or a tag the journal knows (after a boot
+        that had to read matches: a journal without an index, a cut between a match's last
+        record and the index). True when the index on flash is up to date. Never raises: without
+        it the next boot reads those matches from flash, as this one did."""
+        if not self._index or not self._dirty:
+            return True
+        try:
+            self._write_index()
+        except (OSError, MemoryError):
+            return False
+        return True
+
+    def tag(self, n):
+        """The tag (0..254) given to finished match n (append(..., tag=) or set_tag()), or None."""
+        v = self._tails.get(n)
+        if v is not None and v >= _IX and v - _IX != _NOTAG:
+            return v - _IX
+        return None
+
+    def set_tag(self, n, tag):
+        """Give finished match n its tag (0..254), for the index (save_index() writes it)."""
+        if self._kind(n) == record.FINISHED and self.tag(n) != tag:
+            self._tails[n] = _IX + tag
+            self._dirty = True
+
     # ------------------------------------------------------------ paths
     def _mdir(self, n):
         return "%s/m%06d" % (self.root, n)
@@ -352,11 +447,20 @@ class Journal:
         if n not in self._tails:
             raise JournalError("no match %d in the journal" % n)
         t = self._scan_tail(n)
-        if self._hot_n is not None:
-            self._tails[self._hot_n] = self._hot[2]   # cool it down: its kind is all that stays
+        self._cool()
         self._hot_n = n
         self._hot = t
         return t
+
+    def _cool(self):
+        # The hot match cools down: the kind of its last record is all that stays (with its tag,
+        # if the index has it as finished).
+        h = self._hot_n
+        if h is not None:
+            k = self._hot[2]
+            v = self._tails.get(h)
+            if not (k == record.FINISHED and v is not None and v >= _IX):
+                self._tails[h] = k
 
     def _kind(self, n):
         """The kind of match n's last record (0: none yet), read from flash at most once."""
@@ -368,6 +472,8 @@ class Journal:
         if k is None:
             k = self._scan_tail(n)[2]
             self._tails[n] = k
+        elif k >= _IX:
+            return record.FINISHED
         return k
 
     def _forget(self, n):
@@ -478,7 +584,18 @@ class Journal:
         return out
 
     def finished(self, n):
-        return self._kind(n) == record.FINISHED
+        """Whether match n is finished, as its tail on flash says (the link asks before it reads
+        or acks a match: the tail it reads here is the one the reading uses). A match found
+        acknowledged (an ack whose rename found no room, the index still naming it) is compacted
+        now if it can be, and is not finished."""
+        v = self._tails.get(n)
+        k = self._tail(n)[2] if v is not None and v >= _IX else self._kind(n)
+        if k == record.ACK:
+            try:
+                self._compact(n)
+            except OSError:
+                pass
+        return k == record.FINISHED
 
     def has(self, n):
         """Whether match n is on flash."""
@@ -597,39 +714,59 @@ class Journal:
                 raise JournalFull("flash full: no new match")
             raise
         self._tails[n] = 0
-        if self._hot_n is not None:
-            self._tails[self._hot_n] = self._hot[2]
+        self._cool()
         self._hot_n = n
         self._hot = [0, 0, 0, -1]
         return n
 
-    def append(self, n, payload, finished=False):
+    def append(self, n, payload, finished=False, tag=None):
         """Store one event of match n; returns only once it is on flash.
 
         finished: whether the match is over after this event (the app knows
         from its rules: the final deal, a forfeit, a close; a confirm after
-        it is still finished; a cancel of the final deal is not)."""
+        it is still finished; a cancel of the final deal is not).
+        tag: the app's note (0..254) on a match this event finishes, kept in
+        the index (tag(n)); the index is rewritten after such a record."""
         t = self._tail(n)
         if t[2] == record.ACK:
             raise JournalError("match %d is acknowledged" % n)
+        was = t[2]
+        if was == record.FINISHED and not finished and self._index:
+            # reopened: the index must stop naming it before the record can land
+            try:
+                self._write_index(skip=n)
+            except OSError as e:
+                self._dirty = True
+                if _errno(e) in _FULL:
+                    raise JournalFull("flash full: record not saved")
+                raise
+            self._tails[n] = record.EVENT
         self._put(n, t, record.encode(record.FINISHED if finished else record.EVENT, payload))
+        if finished and was != record.FINISHED:
+            self._tails[n] = _IX + (_NOTAG if tag is None else tag)
+            self._dirty = True
+            self.save_index()    # after the record: cut in between, the next boot reads the match
 
     def ack(self, n, payload):
-        """The judge acknowledged finished match n: record it, then compact it away.
+        """The judge acknowledged finished match n: compact it away.
 
-        Works on a full flash too (where there is no room for the record,
-        the atomic rename that starts the compaction is the mark). Raises
-        JournalFull only when neither could be written: ask the judge again."""
+        Renaming its directory is the mark (one atomic commit). Only where a
+        full flash has no room even for that is an
+        acknowledgement record appended instead, for the next start to
+        compact (the index rewritten without it, if there is room). Raises
+        JournalFull when neither could be written: ask the judge again."""
         t = self._tail(n)
         if t[2] != record.FINISHED:
             raise JournalError("match %d is not finished" % n)
-        recorded = True
+        if self._compact(n):
+            return
         try:
             self._put(n, t, record.encode(record.ACK, payload))
         except JournalFull:
-            recorded = False
-        if not self._compact(n) and not recorded:
             raise JournalFull("flash full: acknowledgement not saved")
+        self._tails[n] = record.ACK
+        self._dirty = True
+        self.save_index()
 
     def _put(self, n, t, rec):
         self._free = None

@@ -13,6 +13,9 @@ from nakk.journal import JournalError, JournalFull
 from nakk.match import Match
 
 _RECENT = 8     # entries kept in RAM (as bytes) so an undo can name its target without reading flash
+# the journal's tag of a finished match (kept in its index: the boot reads no match to count them)
+_PLAYED = 0
+_WRONG_START = 1   # a setup closed at once: nothing in it to judge
 
 
 def _setup_event(setup):
@@ -43,7 +46,6 @@ class Table:
         self.damaged = None        # (match number, why) of the latest match when it cannot be folded back
         self._pending_seq = 0
         self._before = None        # (n, match, recent, saved) before a start not yet on flash
-        self._wrong_starts = {}    # match number -> whether it is a start abandoned unplayed (read once)
         self._folding = False      # _refold's pass holds the journal's own buffer
 
     # ------------------------------------------------------------ reading back
@@ -143,20 +145,29 @@ class Table:
         return self.journal.count_finished(self._wrong_start)
 
     def _wrong_start(self, n):
-        """Whether finished match n is a setup closed at once (the menu's "wrong start")."""
-        known = self._wrong_starts.get(n)
-        if known is not None:
-            return known
+        """Whether finished match n is a setup closed at once (the menu's "wrong start"): its tag
+        in the journal's index, given when the match finished (flush). A match finished without
+        one (a journal written before there was an index) is read once, its first three records,
+        and tagged: save_index() keeps the tag for the next boot."""
+        j = self.journal
+        tag = j.tag(n)
+        if tag is not None:
+            return tag == _WRONG_START
         try:
-            # its first three records, no more (the boot asks this of every finished match)
-            rs = self.journal.head(n, 3)
+            rs = j.head(n, 3)
             wrong = len(rs) == 2 and parse(rs[1]).get("type") == "close"
         except Exception:       # unreadable: count it (the judge looks at it)
             wrong = False
         # asked of finished matches only: a finished match is locked, and its records
         # (append-only) no longer change until an ack compacts it away
-        self._wrong_starts[n] = wrong
+        j.set_tag(n, _WRONG_START if wrong else _PLAYED)
         return wrong
+
+    def save_index(self):
+        """Keep what the boot learnt from flash (matches finished, tags) in the journal's index:
+        the next boot reads neither (the app calls it once waiting() has counted at boot)."""
+        if self.journal is not None:
+            self.journal.save_index()
 
     def event(self, seq):
         """The event with this seq (from the recent entries, else read back from flash), or None."""
@@ -266,7 +277,10 @@ class Table:
         try:
             # finished on flash = a result waiting for the judge: locked (every side answered,
             # or closed), not merely over (the players still confirm or dispute it)
-            self.journal.append(self.n, data, finished=self.match.locked())
+            locked = self.match.locked()
+            self.journal.append(self.n, data, finished=locked,
+                                tag=_WRONG_START if locked and ev["seq"] == 2 and ev.get("type") == "close"
+                                else _PLAYED)
         except (OSError, JournalError, MemoryError) as e:
             # Not on flash (a full flash is JournalFull; MemoryError: no room on the heap for
             # the file's buffer, which the box must not show as saved either): the score must

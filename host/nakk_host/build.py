@@ -29,9 +29,17 @@ PICO_ARCH = "armv6m"               # mpy-cross -march for the RP2040's Cortex-M0
 MPY_MAJOR = 6                      # .mpy major version that mpy-cross writes (sub-version 3: MicroPython 1.23+)
 
 
-# Modules that only the unix port or the judge's laptop runs: not copied to a box.
-HOST_ONLY = ("nakk/board/sim.mpy", "nakk/board/simpins.mpy", "nakk/dump.mpy", "nakk/simmain.mpy",
-             "nakk/board/blockdev.mpy", "nakk/score.mpy", "nakk/teams.mpy")
+
+def _host_only():
+    """Modules that only the unix port or the judge's laptop runs, as .mpy paths: not copied to a box
+    (firmware/host-only.txt, which firmware/manifest.py reads too: neither are they frozen)."""
+    import nakk
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(nakk.__file__))),
+                           "host-only.txt")) as f:
+        return tuple("nakk/" + x.strip()[:-3] + ".mpy" for x in f if x.strip() and not x.startswith("#"))
+
+
+HOST_ONLY = _host_only()
 
 
 class BuildError(Exception):

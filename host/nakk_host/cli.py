@@ -546,7 +546,26 @@ def add_demo(sub):
 # ---------------------------------------------------------------- flash
 
 def cmd_flash(args):
+    from mpremote.transport import TransportError
+    try:
+        return _flash(args)
+    except (OSError, TransportError) as e:     # pyserial's SerialException is an OSError
+        raise CommandError("the box went away during nakk flash (%s): plug it in again and run nakk flash again "
+                           "(a box cut off mid-copy boots to the REPL, not half-updated)" % (str(e).strip() or type(e).__name__))
+
+
+def _flash(args):
     from nakk_host import flash
+    if args.uf2:
+        from nakk_host import uf2flash
+        try:
+            r = uf2flash.install(args.uf2, args.port, say=print)
+        except flash.FlashError as e:
+            raise CommandError(str(e))
+        print("the box runs firmware %s (build %s); %d result%s waiting for the judge"
+              % (r["after"]["fw"], r["after"]["build"], r["after"].get("unsynced", 0),
+                 "" if r["after"].get("unsynced", 0) == 1 else "s"))
+        return 0
     try:
         r = flash.flash(args.port, force=args.force, say=print, progress=sys.stdout.isatty(), db=args.db)
     except flash.FlashError as e:
@@ -570,6 +589,8 @@ def add_flash(sub):
     p.add_argument("--force", action="store_true", help="flash even though results wait for the judge (they stay on the box)")
     p.add_argument("--db", default="nakk.db", help="the judge's database: a paired box enters maintenance mode only on a "
                    "request signed with the key kept there (default: %(default)s)")
+    p.add_argument("--uf2", metavar="FILE", help="install this UF2 (nakk build's) through the Pico's BOOTSEL drive "
+                   "instead of copying .mpy files; the box's results stay on it")
     p.set_defaults(func=cmd_flash)
 
 
@@ -615,6 +636,8 @@ COMMANDS = (add_score, add_rules, add_sim, add_demo, add_flash, add_serve) + _ju
 # the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
 from nakk_host import cli_judge  # noqa: E402
 COMMANDS = COMMANDS + cli_judge.COMMANDS
+from nakk_host import uf2build  # noqa: E402  (nakk build: the UF2)
+COMMANDS = COMMANDS + (uf2build.add_build,)
 
 
 def parser():

@@ -1,4 +1,4 @@
-"""Hardware-in-the-loop fixtures: the firmware on stock MicroPython for the Pico, in the emulated Pico kit.
+"""Hardware-in-the-loop fixtures: the firmware on the emulated Pico, as the shipped UF2 and as .mpy on stock MicroPython.
 
 The kit (../shared/emu from the repo root, or $NAKK_PICOEMU) runs the
 MicroPython v1.28.0 RPI_PICO firmware in rp2040js with the reference build's
@@ -6,6 +6,14 @@ buttons, SPI OLED and rings. rp2040js is installed with the kit's install.sh
 into ~/.cache/picoemu/ when it is missing. Without the kit or node, every HIL
 test is reported as skipped with the reason "HIL NOT RUN" and how to point
 at the kit: never counted as passed.
+
+Every test that boots the firmware (the `boot` fixture with `fw_image`, or
+`fw_kind`) runs twice: "uf2", the UF2 that `nakk build` makes (built once a
+session, tests/uf2kit.py; firmware/ frozen in, the filesystem holding only
+what the box writes), and "mpy", stock MicroPython with the firmware as
+.mpy (nakk flash's development path). Without the toolchain or the
+MicroPython archives the "uf2" runs say "UF2 NOT RUN". A test module about
+one of the two only overrides `fw_kind` (test_hil_flash.py: the .mpy path).
 
 One emulator at a time keeps one CPU core busy: tests here boot one each,
 in turn.
@@ -83,6 +91,25 @@ def hil_cache(tmp_path_factory):
     return cache
 
 
+@pytest.fixture(scope="session", params=["uf2", "mpy"])
+def fw_kind(request):
+    """Which firmware the box runs: "uf2" (the shipped UF2, frozen) or "mpy" (stock MicroPython + .mpy)."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def shipped_uf2(tmp_path_factory):
+    """nakk build's Result for firmware/ (once a session; the UF2 cache makes a rerun take seconds)."""
+    import uf2kit
+    mod, why = _setup()
+    if mod is None:
+        pytest.skip(why)
+    why = uf2kit.why_not()
+    if why:
+        pytest.skip(why)
+    return uf2kit.built(str(tmp_path_factory.mktemp("uf2")))
+
+
 @pytest.fixture(scope="session")
 def fw_tree(hil_cache):
     """{device path: bytes}: what `nakk flash` would put on a box."""
@@ -91,7 +118,19 @@ def fw_tree(hil_cache):
 
 
 @pytest.fixture(scope="session")
-def fw_image(picoemu, fw_tree, tmp_path_factory):
+def fw_image(picoemu, fw_kind, request, tmp_path_factory):
+    """A LittleFS image of the Pico's /: for "mpy" the firmware as nakk flash lays it out; for "uf2" an empty
+    filesystem (all of the firmware is in the UF2)."""
+    if fw_kind == "uf2":
+        request.getfixturevalue("shipped_uf2")
+        img = os.path.join(str(tmp_path_factory.mktemp("uf2-img")), "empty.img")
+        picoemu.mkimage(str(tmp_path_factory.mktemp("uf2-files")), img)
+        return img
+    return request.getfixturevalue("mpy_image")
+
+
+@pytest.fixture(scope="session")
+def mpy_image(picoemu, fw_tree, tmp_path_factory):
     """A LittleFS image of the Pico's / holding the firmware as nakk flash lays it out."""
     from nakk_host import build
     d = str(tmp_path_factory.mktemp("fw-files"))
@@ -105,11 +144,20 @@ def fw_image(picoemu, fw_tree, tmp_path_factory):
 
 
 @pytest.fixture
-def boot(picoemu, tmp_path):
-    """boot(image=..., hold=(), save_fs=None, **kw) -> a started PicoEmu; stopped at the end of the test."""
+def uf2_firmware(fw_kind, request):
+    """PicoEmu's firmware= for this fw_kind: the shipped UF2's path, or None (the kit's stock MicroPython)."""
+    return request.getfixturevalue("shipped_uf2").path if fw_kind == "uf2" else None
+
+
+@pytest.fixture
+def boot(picoemu, tmp_path, uf2_firmware):
+    """boot(image=..., hold=(), save_fs=None, **kw) -> a started PicoEmu (on the fw_kind's firmware);
+    stopped at the end of the test."""
     started = []
 
     def start(image=None, **kw):
+        if uf2_firmware is not None:
+            kw.setdefault("firmware", uf2_firmware)
         kw.setdefault("pins", PINS)
         kw.setdefault("oled_spi", OLED_SPI)
         kw.setdefault("rings", RINGS)

@@ -34,6 +34,13 @@ def nakk_flash(emu, cache, *args, restart_s=None, timeout=180):
                           env=env, timeout=timeout)
 
 
+@pytest.fixture(scope="session")
+def fw_kind():
+    """nakk flash's .mpy path is about stock MicroPython: these run on it only (the UF2's own install:
+    test_hil_uf2.py)."""
+    return "mpy"
+
+
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory, picoemu):
     ks = keys("saare-2020")

@@ -1,7 +1,8 @@
 """On the emulated Pico: a box with 100 finished, unsynced matches on its flash boots to the start screen,
 answers hello with every one waiting, keeps heap to spare, and plays a whole match on top of them.
 
-It runs on the `picoemu` fixture of tests/hil/conftest.py (skipped, "HIL NOT RUN", without the kit).
+It runs on the `picoemu` fixture of tests/hil/conftest.py (skipped, "HIL NOT RUN", without the kit), on the
+shipped UF2 and on stock MicroPython with .mpy (`uf2_firmware`).
 The image is bench/bench_pico_boot.py's: the firmware as .mpy (as nakk flash builds it for the Pico),
 main.py as firmware/main.py runs the app plus one print of the heap, and the journal written by the
 firmware's own journal on the unix port. With main's journal before branch mem (a small list per
@@ -46,21 +47,21 @@ PLAY_MAIN = B.MAIN.replace(b"    asyncio.run(a.run())", b"""    from machine imp
     asyncio.run(a.run())""" % DUMP_PIN)
 
 
-def test_a_box_with_100_matches_boots_on_the_pico(picoemu, tmp_path):
-    img = B.make_image(picoemu, str(tmp_path), "full", MATCHES)
-    (free, alloc), ms, hello, wdt = B.boot(picoemu, img, MATCHES)   # NotBooted fails the test with why
+def test_a_box_with_100_matches_boots_on_the_pico(picoemu, uf2_firmware, tmp_path):
+    img = B.make_image(picoemu, str(tmp_path), "full", MATCHES, frozen=uf2_firmware is not None)
+    (free, alloc), ms, hello, wdt = B.boot(picoemu, img, MATCHES, uf2_firmware)   # NotBooted fails with why
     assert hello["unsynced"] == MATCHES and hello["ready"] == MATCHES
     assert wdt == 0, "the watchdog reset the box while it read its journal"
     assert free >= SPARE, "only %d bytes of heap free after boot (%d in use)" % (free, alloc)
 
 
-def test_a_box_with_100_matches_plays_a_whole_match(picoemu, tmp_path, monkeypatch):
+def test_a_box_with_100_matches_plays_a_whole_match(picoemu, uf2_firmware, tmp_path, monkeypatch):
     monkeypatch.setattr(B, "MAIN", PLAY_MAIN)
-    img = B.make_image(picoemu, str(tmp_path), "full", MATCHES)
+    img = B.make_image(picoemu, str(tmp_path), "full", MATCHES, frozen=uf2_firmware is not None)
     with open(os.path.join(ROOT, "host", "nakk_host", "demo", "saare-2020.keys")) as f:
         # a long OK on the last result shown opens the start screen; then the demo match
         keyseq = parse_keys("OK:long\n" + f.read(), "saare-2020.keys")
-    with picoemu.PicoEmu(image=img, pins=B.PINS, oled_spi=B.OLED_SPI, rings=B.RINGS) as emu:
+    with picoemu.PicoEmu(image=img, pins=B.PINS, oled_spi=B.OLED_SPI, rings=B.RINGS, firmware=uf2_firmware) as emu:
         f = emu.wait_frame(0)
         emu.wait_frame(f["frame"], timeout_s=120)        # the app's first screen
         released = emu.now_us()

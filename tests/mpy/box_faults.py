@@ -10,10 +10,13 @@ Usage: micropython tests/mpy/box_faults.py IMAGE ACTION [ARG]
   raw JSONL      a new match whose records are the lines of the file JSONL, as they are
   idnewer        the journal's id file says format 2
   ls             nothing: only the match numbers on the image
+  noindex        the journal's index removed, as on a box whose journal a firmware before the
+                 index wrote
   file NAME TEXT /flash/NAME holds TEXT (settings.json, journal/assignment.json)
   edge MOST      a file fills the flash, then a match's entries (a deal, its undo, ...) are
                  journaled until one is refused (at most MOST): prints "refused <seq>"
-Prints "ok" and the match numbers on the image ("matches 1 2").
+Prints "ok", whether the journal has its index ("index yes") and the match numbers on the
+image ("matches 1 2", the last line).
 """
 import os
 import sys
@@ -171,11 +174,14 @@ def main(argv):
             pass
         elif action == "idnewer":
             idnewer()
+        elif action == "noindex":
+            os.remove(ROOT + "/index")
         else:
             raise SystemExit("unknown action " + action)
         names = sorted(x for x in os.listdir(ROOT) if x.startswith("m"))
         print("ok")
-        print("matches", " ".join(str(int(x[1:])) for x in names))
+        print("index", "yes" if "index" in os.listdir(ROOT) else "no")
+        print("matches", " ".join(str(int(x[1:])) for x in names))   # last: tests split on it
     finally:
         vfs.umount("/flash")
         bdev.close()

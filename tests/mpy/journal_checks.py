@@ -231,7 +231,17 @@ def check_sealing():
     expect(list(j.records(n)) == want, "a sealed leftover segment was read")
     remount(flash)
     j = Journal(ROOT)
+    # the index has the match as finished: the start reads nothing of it; the first read of its
+    # tail removes the leftover (a journal without an index does at start)
+    expect("0000" in os.listdir(d), "a finished match's tail was read at start")
+    expect(list(j.records(n)) == want, "records")
+    expect("0000" not in os.listdir(d), "leftover segment not removed when the tail was read")
+    with open(leftover, "wb") as f:
+        f.write(record.encode(record.EVENT, payload(0, 100)))
+    remount(flash)
+    Journal(ROOT, index=False)
     expect("0000" not in os.listdir(d), "leftover segment not removed at start")
+    j = Journal(ROOT)
     expect(list(j.records(n)) == want, "records")
     expect(not j.damaged, "damage %r" % (j.damaged,))
     # a body whose seal record at the end is damaged: the state still comes out
@@ -291,7 +301,7 @@ def check_ack():
     used = free0 - j.free_bytes()
     j.ack(a, b'{"seq":40,"type":"synced"}')
     expect(j.matches() == [(b, False)], "matches after ack %r" % (j.matches(),))
-    expect(sorted(os.listdir(ROOT)) == ["id", "m%06d" % b, "next"], "files %r" % (os.listdir(ROOT),))
+    expect(sorted(os.listdir(ROOT)) == ["id", "index", "m%06d" % b, "next"], "files %r" % (os.listdir(ROOT),))
     expect(free0 - j.free_bytes() < used, "compaction freed nothing")
     try:
         j.append(a, payload(41))
@@ -312,15 +322,30 @@ def check_ack():
     remount(flash)
     j = Journal(ROOT)
     expect(j.new_match() == b + 1, "match number reused after compaction")
-    # an ack record on flash whose compaction did not happen: done at start
+    # an ack record on flash whose compaction did not happen (a journal before the index put
+    # the record first, then renamed): done at start
     c = b + 1
+    jo = Journal(ROOT, index=False)
+    jo.append(c, payload(0), finished=True)
+    jo._put(c, jo._tail(c), record.encode(record.ACK, b'{"type":"synced"}'))
+    remount(flash)
+    j = Journal(ROOT)
+    expect(j.matches() == [], "pending compaction not finished at start")
+    # the same on a match the index names (an ack on a flash too full to rename or to rewrite
+    # the index): listed until it is asked about, then compacted
+    c = j.new_match()
     j.append(c, payload(0), finished=True)
     j._put(c, j._tail(c), record.encode(record.ACK, b'{"type":"synced"}'))
     remount(flash)
     j = Journal(ROOT)
-    expect(j.matches() == [], "pending compaction not finished at start")
+    expect(j.matches() == [(c, True)], "the index's word %r" % (j.matches(),))
+    expect(not j.finished(c) and j.matches() == [] and not j.has(c), "acked match not compacted when asked")
+    remount(flash)
+    j = Journal(ROOT)
+    expect(j.matches() == [], "compaction undone")
     # a half-deleted match (renamed for compaction): finished at start
     d = j.new_match()
+    expect(d == c + 1, "numbering")
     for i in range(12):
         j.append(d, payload(i), finished=True)
     os.rename("%s/m%06d" % (ROOT, d), "%s/x%06d" % (ROOT, d))
@@ -329,6 +354,142 @@ def check_ack():
     j = Journal(ROOT)
     expect(j.matches() == [] and "x%06d" % d not in os.listdir(ROOT), "half compaction left")
     expect(j.new_match() == d + 1, "numbering after compaction")
+
+
+class Counting(Journal):
+    """A journal that counts the matches whose tail it reads from flash."""
+    tails_read = 0
+
+    def _scan_tail(self, n):
+        Counting.tails_read += 1
+        return Journal._scan_tail(self, n)
+
+
+def _start_reads(**kw):
+    Counting.tails_read = 0
+    j = Counting(ROOT, **kw)
+    return j, Counting.tails_read
+
+
+def _state(j):
+    return j.matches(), dict((n, list(j.records(n))) for n, fin in j.matches())
+
+
+def check_index():
+    flash = fresh(96)
+    # a journal as the firmware wrote it before the index: finished matches, one in play
+    old = Journal(ROOT, index=False)
+    fin = []
+    for m in range(12):
+        n = old.new_match()
+        for i in range(8):
+            old.append(n, payload(i, 60 + m), finished=(i == 7))
+        fin.append(n)
+    live = old.new_match()
+    old.append(live, payload(0))
+    expect(sorted(os.listdir(ROOT)) == sorted(["id", "next"] + ["m%06d" % n for n in fin + [live]]),
+           "files of a journal without an index: %r" % (os.listdir(ROOT),))
+    want = _state(old)
+    remount(flash)
+    # it upgrades: the first start reads every match, loses nothing, and writes the index
+    j, reads = _start_reads()
+    expect(reads == len(fin) + 1, "the first start read %d tails" % reads)
+    expect(_state(j) == want, "the upgrade changed the journal")
+    expect([j.tag(n) for n in fin] == [None] * len(fin), "tags from nowhere")
+    for n in fin:
+        j.set_tag(n, n % 3)
+    expect(j.save_index() and "index" in os.listdir(ROOT), "no index written")
+    remount(flash)
+    # from then on a start reads only the match in play, and the index says the same
+    j, reads = _start_reads()
+    expect(reads == 1, "a start with the index read %d tails" % reads)
+    expect(_state(j) == want and [j.tag(n) for n in fin] == [n % 3 for n in fin], "through the index")
+    expect(not j.damaged, "damage %r" % (j.damaged,))
+    # finishing a match rewrites it, with the tag given
+    j.append(live, payload(1), finished=True, tag=7)
+    fin.append(live)
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 0 and j.tag(live) == 7 and j.matches() == [(n, True) for n in fin], "after a finish")
+    # a match reopened (a record that leaves it unfinished) leaves the index first
+    j.append(live, payload(2))
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 1 and dict(j.matches())[live] is False and j.tag(live) is None, "reopened")
+    j.append(live, payload(3), finished=True, tag=2)
+    # acks leave stale entries, ignored; the old journal's own work (an ack, a match finished) is
+    # seen by the next start too
+    for n in fin[:4]:
+        j.ack(n, b'{"type":"synced"}')
+    old = Journal(ROOT, index=False)
+    old.ack(fin[4], b'{"type":"synced"}')
+    extra = old.new_match()
+    old.append(extra, payload(0), finished=True)
+    old = None
+    want = _state(Journal(ROOT, index=False))
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 1 and _state(j) == want, "after acks and the old journal's writes")
+    expect(extra in dict(j.matches()) and fin[4] not in dict(j.matches()), "matches %r" % (j.matches(),))
+    j.save_index()
+    remount(flash)
+    j, reads = _start_reads()
+    expect(reads == 0 and _state(j) == want, "after save_index")
+    # numbers the index names are never given again, even when the counter file is lost
+    top = j.next_match()
+    for n, f in j.matches():
+        j.ack(n, b'{"type":"synced"}')
+    os.remove(ROOT + "/next")
+    remount(flash)
+    j = Journal(ROOT)
+    m = j.new_match()
+    expect(m >= top, "a match number reused")
+    # an index that is damaged, cut short, of another journal or another version: ignored
+    for k in range(3):
+        j.append(m, payload(0), finished=True, tag=1)
+        if k < 2:
+            m = j.new_match()
+    want = _state(j)
+    with open(ROOT + "/index", "rb") as f:
+        good = f.read()
+    other = good.replace(j.fs_id.encode(), b"0123456789abcdef")
+    bad_version = good.replace(b"nakk-index 1 ", b"nakk-index 9 ")
+    flipped = bytearray(good)
+    flipped[len(good) - 6] ^= 0x10
+    for name, data in (("damaged", flipped), ("cut short", good[:len(good) - 5]),
+                       ("another journal's", other), ("another version", bad_version),
+                       ("not records", b"garbage" * 20)):
+        with open(ROOT + "/index", "wb") as f:
+            f.write(data)
+        remount(flash)
+        j, reads = _start_reads()
+        expect(reads == 3 and _state(j) == want, "%s index: %d tails read" % (name, reads))
+        expect([j.tag(n) for n, f in j.matches()] == [None] * 3, "%s index: tags" % name)
+    # the heap a start keeps per match: one small dict entry (no list, no object per match)
+    vfs.umount(MOUNT)
+    flash = None
+    gc.collect()
+    flash = fresh(352)
+    j = Journal(ROOT)
+    for m in range(120):
+        n = j.new_match()
+        j.append(n, payload(0), finished=True, tag=0)
+    j = None
+    Journal(MOUNT + "/empty")
+    remount(flash)
+    gc.collect()
+    a0 = gc.mem_alloc()
+    e = Journal(MOUNT + "/empty")
+    gc.collect()
+    fixed = gc.mem_alloc() - a0       # its buffers
+    e = None
+    gc.collect()
+    a0 = gc.mem_alloc()
+    j = Journal(ROOT)
+    gc.collect()
+    per = (gc.mem_alloc() - a0 - fixed) / 120
+    print("index: %.1f bytes kept per match (a journal: %d)" % (per, fixed))
+    expect(len(j.matches()) == 120 and per < 32, "%d bytes kept per match" % per)
 
 
 def check_full():

@@ -4,8 +4,11 @@
 
 The scenario, on littlefs v2 (4096-byte blocks, progsize 256, as the Pico
 mounts its flash) over a simulated NOR flash: a first start (the journal
-draws its id), a new match, a whole match of 34 events, the judge's
-acknowledgement and its compaction, and a second match of a few events.
+draws its id), a new match, a whole match of 34 events (the index rewritten
+when it finishes, with the match's tag), the index lost and written again
+from the match (as on a box whose journal predates it), the judge's
+acknowledgement and its compaction, and a second match of a few events
+(finished by one, reopened by the next).
 
 A dry run counts the K program/erase operations. Then for every k < K and
 for each mode (clean cut, half-done operation) the scenario runs again from
@@ -16,7 +19,9 @@ the cut:
   - the flash powers up, littlefs mounts it (it must), the journal starts;
   - every record reported saved is there, in order, and at most the one in
     flight is added; finished flags, the id, the acknowledgement (done, not
-    done, or in flight) agree with what the scenario was told;
+    done, or in flight) agree with what the scenario was told; the journal
+    read through its index says what one that reads every match says, and
+    the tag is the one given (or none);
   - the device keeps working: it appends, acks a finished match, starts a new
     one, and all of that survives a clean remount;
   - where that first start after the cut writes (it finishes an interrupted
@@ -43,6 +48,7 @@ ROOT = MOUNT + "/journal"
 BLOCKS = 48
 FIRST = [1]   # the first match number of the scenario
 RESTART_AT = 15
+TAG = 5       # the tag of the scenario's first match
 
 
 def make_events():
@@ -73,10 +79,12 @@ def make_events():
 
 EVENTS = make_events()
 SYNCED = b'{"hash":"9f2c4e","judge":"laptop-1","seq":99,"type":"synced"}'
+# the second match is finished by its deal, then reopened (the index must stop naming it first)
 EVENTS2 = [
     (b'{"ruleset":"schmier","seq":0,"sides":[["A1","A2"],["B1","B2"],["C1","C2"]],"type":"setup","v":1}', False),
-    (b'{"game":"x","seq":1,"type":"deal","winner":"C"}', False),
+    (b'{"game":"x","seq":1,"type":"deal","winner":"C"}', True),
     (b'{"reason":"misdeal","seq":2,"type":"redeal"}', False),
+    (b'{"game":"y","seq":3,"type":"deal","winner":"A"}', False),
 ]
 PROBE = b'{"by":"A","reason":"probe after the cut","seq":500,"type":"dispute"}'
 
@@ -139,9 +147,19 @@ def scenario(jcls, log, flash):
             mount(flash)
             j = jcls(ROOT)
         log.inflight1 = p
-        j.append(n, p, finished=fin)
+        j.append(n, p, finished=fin, tag=TAG)
         log.saved1.append(p)
         log.inflight1 = None
+    log.phase["reindex"] = flash.ops
+    # the index lost (or never written: a journal from before it): the start reads the match,
+    # the app tags it again and saves the index
+    os.remove(ROOT + "/index")
+    j = None
+    umount()
+    mount(flash)
+    j = jcls(ROOT)
+    j.set_tag(n, TAG)
+    j.save_index()
     log.phase["ack"] = flash.ops
     log.sealed = "body" in os.listdir("%s/m%06d" % (ROOT, n))
     log.ack = 1
@@ -183,6 +201,7 @@ def check_match(j, ms, n, saved, inflight, events):
 
 
 def verify(log, j):
+    log_m1[0] = log.m1
     ms = dict(j.matches())
     expect(not j.damaged, "damage reported: %r" % (j.damaged,))
     if log.fs_id is not None:
@@ -212,7 +231,19 @@ def verify(log, j):
                 known.add(n)
     for n in ms:
         expect(n in known, "unexpected match %d" % n)
+    agrees(j, ms)
     return ms
+
+
+def agrees(j, ms):
+    # what the index says is what the matches say
+    truth = dict(Journal(ROOT, index=False).matches())
+    expect(truth == ms, "through the index %r, from the matches %r" % (ms, truth))
+    if log_m1[0] in ms and ms[log_m1[0]]:
+        expect(j.tag(log_m1[0]) in (None, TAG), "tag %r" % (j.tag(log_m1[0]),))
+
+
+log_m1 = [None]
 
 
 def keeps_working(j, ms):
@@ -251,6 +282,7 @@ def after_cut(flash, log):
     expect(j.fs_id == fs_id, "fs_id changed on a clean restart")
     expect(list(j.records(m)) == [EVENTS2[0][0]], "the new match did not survive a restart")
     expect(not j.damaged, "damage after restart")
+    agrees(j, dict(j.matches()))
     umount()
 
 
@@ -371,9 +403,10 @@ def main(argv):
     for f in failures:
         if "reported saved" in f:
             lost += 1
-    print("RESULT ops=%d erases=%d sealed=%d runs=%d failures=%d lost=%d cuts=%d recuts=%d phases=start:%d,match:%d,ack:%d,second:%d,end:%d"
-          % (total, erases, log.sealed, runs, len(failures), lost, cuts, recuts, phase["start"], phase["match"], phase["ack"],
-             phase["second"], phase["end"]))
+    print("RESULT ops=%d erases=%d sealed=%d runs=%d failures=%d lost=%d cuts=%d recuts=%d "
+          "phases=start:%d,match:%d,reindex:%d,ack:%d,second:%d,end:%d"
+          % (total, erases, log.sealed, runs, len(failures), lost, cuts, recuts, phase["start"], phase["match"],
+             phase["reindex"], phase["ack"], phase["second"], phase["end"]))
     for f in failures[:15]:
         print("FAIL", f)
 
