@@ -235,12 +235,12 @@ def test_after_a_server_restart_every_page_fetches_again(hall):
 
 def test_serve_errors_are_plain_words(tmp_path):
     r = subprocess.run([NAKK, "serve", "--db", str(tmp_path / "none.db")], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 2 and r.stderr.startswith("nakk: ") and "no such database" in r.stderr
+    assert r.returncode == 1 and r.stderr.startswith("nakk: ") and "no such database" in r.stderr
     assert not (tmp_path / "none.db").exists()
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not a database at all")
     r = subprocess.run([NAKK, "serve", "--db", str(junk)], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 2 and "not a Nakk database" in r.stderr and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "not a Nakk database" in r.stderr and "Traceback" not in r.stderr
     assert junk.read_bytes() == b"not a database at all"
     db = str(tmp_path / "judge.db")
     store.open_db(db).close()

@@ -579,7 +579,7 @@ def cmd_serve(args):
     try:
         store.open_db(args.db, create=False).close()   # a Nakk database, migrated by the judge's own tool
     except store.StoreError as e:
-        raise CommandError(str(e), 2)
+        raise CommandError(str(e))
     try:
         return server.serve(args.db, args.host, args.port, page_seconds=args.page_seconds)
     except server.ServeError as e:
@@ -587,12 +587,14 @@ def cmd_serve(args):
 
 
 def add_serve(sub):
+    from nakk_host import store
     p = sub.add_parser("serve", help="the hall's live standings pages in a browser (read-only web server)",
                        description="Serve the hall's pages from the judge's database: standings, the round's draw, "
                        "each table's state and every match's deals, in Estonian (English by a link), with a "
                        "projector view. Pages update themselves within 2 s of a store. Read-only: nothing a visitor "
                        "sends changes the database. Listens on the loopback address unless --host says otherwise.")
-    p.add_argument("--db", default="nakk.db", help="the judge's database (default: %(default)s)")
+    p.add_argument("--db", default=store.default_db(), metavar="FILE",
+                   help="the judge's database (%s)" % store.default_help())
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s, this laptop only; 0.0.0.0 serves the hall's network)")
     p.add_argument("--port", type=int, default=8080, help="port (default: %(default)s)")

@@ -36,18 +36,21 @@ def _guard(func):
     return run
 
 
-def _db(args):
+def _db(args, create=False):
+    """The judge's database through the one opener: missing is an error unless this command begins one."""
     from nakk_host.store import open_db
-    return open_db(args.db)
+    return open_db(args.db, create=create)
 
 
 def _tour(conn, args):
     return T.get(conn, args.tournament)
 
 
-def _common(p, tournament=True):
-    p.add_argument("--db", default=os.environ.get("NAKK_DB", "nakk.db"),
-                   help="the judge's database (default: $NAKK_DB or %(default)s)")
+def _common(p, tournament=True, creates=False):
+    from nakk_host import store
+    p.add_argument("--db", default=store.default_db(), metavar="FILE",
+                   help="the judge's database (%s%s)" % (store.default_help(),
+                                                         "; `tournament new` creates it" if creates else ""))
     if tournament:
         p.add_argument("-t", "--tournament", metavar="CODE", help="tournament code (default: the latest created)")
 
@@ -98,7 +101,7 @@ def _settings(pairs):
 
 @_guard
 def cmd_tournament(args):
-    conn = _db(args)
+    conn = _db(args, create=args.action == "new")
     if args.action == "new":
         if not args.name or not args.ruleset or not args.rounds:
             _fail("nakk tournament new NAME --ruleset R --rounds N [--format F]", 2)
@@ -141,7 +144,7 @@ def add_tournament(sub):
     p.add_argument("--order", help="standings order, comma separated (stage default: wins,diff,nakks; "
                    "also against, h2h)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a ruleset setting (nakk rules NAME)")
-    _common(p, tournament=False)
+    _common(p, tournament=False, creates=True)
     p.set_defaults(func=cmd_tournament)
 
 

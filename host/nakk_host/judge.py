@@ -10,7 +10,6 @@ import sys
 from nakk import proto
 from nakk.sign import KEY_LEN, hmac_sha256
 
-DEFAULT_DB = "nakk.db"
 
 
 def _errors():
@@ -18,12 +17,21 @@ def _errors():
     return CommandError
 
 
-def _db(path, create=True):
+def _db(path, create=False):
+    """The judge's database through the one opener (store.open_db): a missing one is an error
+    unless this command begins one (create)."""
     from nakk_host import store
     try:
         return store.open_db(path, create=create)
     except store.StoreError as e:
         raise _errors()(str(e))
+
+
+def _db_option(p, note=None):
+    """--db, the same for every command: $NAKK_DB or ./nakk.db, shown as it is now."""
+    from nakk_host import store
+    p.add_argument("--db", default=store.default_db(), metavar="FILE",
+                   help="the judge's database (%s%s)" % (store.default_help(), "; " + note if note else ""))
 
 
 def _ports(urls):
@@ -47,8 +55,8 @@ def run_sync(db, urls, as_json=False, timeout=None, out=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from nakk_host import device as D
     from nakk_host import sync as S
+    _db(db).close()                     # the database first: a wrong --db is said before any box is asked
     ports = _ports(urls)
-    _db(db).close()
     timeout = D.TIMEOUT if timeout is None else timeout
     show = not as_json and sys.stderr.isatty()
     if show:
@@ -112,7 +120,7 @@ def add_sync(sub):
                        "named, and for each, concurrently: pull its finished matches, check their signatures, "
                        "count them again with nakk.rules, store them (exactly once), and only then acknowledge "
                        "them so the box drops them.")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s; created if missing)")
+    _db_option(p)
     p.add_argument("--port", action="append", metavar="URL",
                    help="a box's port: a device path, socket://host:port, ... (repeat for more; default: every box found)")
     p.add_argument("--timeout", type=float, default=None, help="seconds to wait for a box's answer (default 3)")
@@ -177,19 +185,36 @@ def add_results(sub):
     p = sub.add_parser("results", help="list the results stored in the judge's database",
                        description="List the stored results: box, table, round, ruleset, sides, totals, winner, "
                        "and whether each was verified or flagged (with why).")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s)")
+    _db_option(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=cmd_results)
 
 
 # ---------------------------------------------------------------- pair
 
+def _check_db_for_pairing(db):
+    """Pairing may begin a database, but never in a file that is not one, nor where none can be made."""
+    import os
+    from nakk_host import store
+    try:
+        if os.path.lexists(db):
+            store.check_db(db)
+        elif not os.path.isdir(os.path.dirname(os.path.abspath(db))):
+            raise store.StoreError("%s: no such folder for the database" % db)
+    except store.StoreError as e:
+        raise _errors()(str(e))
+
+
 def pair_box(db, url, name=None, timeout=None, say=print):
     """Pair the box at url with this judge: a fresh key, confirmed on the box by a long press. Returns the hello."""
     from nakk_host import device as D
     from nakk_host import store
     E = _errors()
-    conn = _db(db)
+    import os
+    _check_db_for_pairing(db)
+    # pairing may be the first thing a judge does: a missing database is begun, but only once the
+    # box has said yes (a box that does not answer leaves no empty file behind)
+    conn = _db(db) if os.path.lexists(db) else None
     try:
         with D.Box(url) as box:
             h = box.hello()
@@ -204,16 +229,19 @@ def pair_box(db, url, name=None, timeout=None, say=print):
             import hmac
             if not hmac.compare_digest(want, bytes.fromhex(str(r.get("mac", "")))):
                 raise E("not paired: the box's answer is not signed with the new key")
+            if conn is None:
+                conn = _db(db, create=True)
             store.save_pairing(conn, h["device"], h["fs_id"], key, name)
             return h
     except D.DeviceError as e:
         raise E(str(e))
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
 
 
 def cmd_pair(args):
-    from nakk_host import device as D
+    _check_db_for_pairing(args.db)      # a wrong --db is said before any box is asked
     if args.port:
         url = args.port
     else:
@@ -232,7 +260,7 @@ def add_pair(sub):
                        description="Give a box a fresh signing key, kept in the judge's database. The box asks its "
                        "players first (\"Paarida kohtuniku arvutiga? Hoia OK\"): nothing changes until OK is held.")
     p.add_argument("--port", metavar="URL", help="the box's port (default: the only box found)")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s)")
+    _db_option(p, "created if missing")
     p.add_argument("--name", help="what the judge calls this box (e.g. 'laud 3')")
     p.add_argument("--timeout", type=float, help="seconds to wait for the long press (default 75)")
     p.set_defaults(func=cmd_pair)
@@ -289,18 +317,12 @@ def cmd_doctor(args):
     if args.hardware:
         from nakk_host import hwcheck   # the board itself, over the REPL of maintenance mode
         return hwcheck.cmd(args, _errors())
-    from nakk_host import store
-    ports = _ports(args.port)
-    conn = None
+    conn = _db(args.db)                 # the pairings it checks; a wrong --db is said before any box is asked
     try:
-        conn = store.open_db(args.db, create=False)
-    except store.StoreError:
-        conn = None
-    try:
+        ports = _ports(args.port)
         boxes = [diagnose(p, conn, args.timeout) for p in ports]
     finally:
-        if conn is not None:
-            conn.close()
+        conn.close()
     if args.json:
         print(json.dumps(boxes, indent=1))
     else:
@@ -326,7 +348,7 @@ def add_doctor(sub):
                        description="List every connected box (or the ports named): firmware and protocol version, "
                        "filesystem id, paired or not, unsynced results, free flash, and what is wrong, in words.")
     p.add_argument("--port", action="append", metavar="URL", help="a box's port (repeat; default: every box found)")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database, to check pairings (default: %(default)s)")
+    _db_option(p, "to check pairings; not needed with --hardware")
     p.add_argument("--timeout", type=float, help="seconds to wait for a box's answer (default 3)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--hardware", action="store_true",
