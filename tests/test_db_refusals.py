@@ -38,10 +38,11 @@ BEGINNERS = [
 ]
 
 
-def _damaged(path):
+def _damaged(path, wal=False):
     """A Nakk database whose pages after the first are overwritten (a disk that lost a write)."""
     conn = store.open_db(path)
-    conn.execute("PRAGMA journal_mode=DELETE")
+    if not wal:
+        conn.execute("PRAGMA journal_mode=DELETE")
     with conn:
         for i in range(200):
             conn.execute("INSERT INTO alarms (at, what) VALUES ('now', ?)", ("x" * 200,))
@@ -63,6 +64,7 @@ KINDS = {
     "empty": lambda p: open(p, "wb").close(),
     "not sqlite": lambda p: open(p, "wb").write(b"my notes for the evening\n" * 20),
     "damaged": _damaged,
+    "damaged, in WAL mode": lambda p: _damaged(p, wal=True),
     "foreign": _foreign,
     "bare sqlite": lambda p: sqlite3.connect(p).execute("PRAGMA user_version=0").connection.commit(),
 }

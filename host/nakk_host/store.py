@@ -192,7 +192,10 @@ def check_db(path):
         raise StoreError("%s is damaged (cut short): not a Nakk database any more" % path)
     from urllib.parse import quote
     try:
-        ro = sqlite3.connect("file:%s?mode=ro" % quote(os.path.abspath(path)), uri=True, timeout=10)
+        # immutable when no write-ahead log waits: then SQLite makes no -wal/-shm file beside it either
+        immutable = "" if os.path.exists(path + "-wal") else "&immutable=1"
+        ro = sqlite3.connect("file:%s?mode=ro%s" % (quote(os.path.abspath(path)), immutable), uri=True,
+                             timeout=10)
     except sqlite3.Error as e:
         raise StoreError("cannot read %s: %s" % (path, e))
     try:
