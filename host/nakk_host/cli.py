@@ -20,14 +20,8 @@ from nakk_host.errors import CommandError  # noqa: F401  (commands raise it; mai
 
 def cmd_score(args):
     # bytes, not text: nakk.match reports text that is not UTF-8 by line and column
-    if args.file == "-":
-        return score_mod.run(sys.stdin.buffer, args.json)
-    try:
-        f = open(args.file, "rb")
-    except OSError as e:
-        raise CommandError("cannot read %s: %s" % (args.file, e.strerror or e), 2)
-    with f:
-        return score_mod.run(f, args.json)
+    from nakk_host import textfile
+    return score_mod.run(textfile.event_lines(args.file), args.json)
 
 
 def add_score(sub):
@@ -132,13 +126,10 @@ def _read_keys(args):
     from nakk_host import simulator as S
     if args.keys is None and args.keys_file is None:
         return None
+    from nakk_host import textfile
     keys = []
     if args.keys_file is not None:
-        try:
-            with open(args.keys_file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise CommandError("cannot read %s: %s" % (args.keys_file, e.strerror or e), 2)
+        text = textfile.read_text(args.keys_file)
         keys += _sim_errors(lambda: S.parse_keys(text, args.keys_file))
     if args.keys is not None:
         keys += _sim_errors(lambda: S.parse_keys(args.keys, "--keys"))
@@ -213,14 +204,21 @@ def _show_match(image, lines, m):
 def _check_image(image, fmt):
     """A bad --image is the first thing to say, before keys are read or the firmware starts."""
     from nakk_host import flashimage
+    from nakk_host import simulator as S
     try:
         flashimage.check(image, fmt)
     except flashimage.ImageError as e:
         raise CommandError(str(e), 2)
+    held = S.image_in_use(image)
+    if held is not None:
+        raise CommandError(str(S.in_use_error(image, held)))
 
 
 def cmd_sim(args):
+    from nakk_host import textfile
     _check_image(args.image, args.format)
+    if args.screenshot:
+        textfile.output_file(args.screenshot, option="--screenshot")     # before anything is played
     keys = _read_keys(args)
     if keys is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -417,6 +415,9 @@ def cmd_demo(args):
     from nakk_host import judge, store
     from nakk_host import demotour, standings
     from nakk_host.tournament import TournamentError
+    from nakk_host import textfile
+    if args.screenshot:
+        textfile.output_file(args.screenshot, option="--screenshot")     # before the match is played
     path = os.path.join(DEMO_DIR, args.ruleset + ".keys")
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -576,6 +577,8 @@ def add_flash(sub):
 def cmd_serve(args):
     from nakk_host import store
     from nakk_host.hall import server
+    if args.page_seconds < 1:
+        raise CommandError("--page-seconds is at least 1 (got %d)" % args.page_seconds, 2)
     try:
         store.open_db(args.db, create=False).close()   # a Nakk database, migrated by the judge's own tool
     except store.StoreError as e:

@@ -56,8 +56,13 @@ def _common(p, tournament=True, creates=False):
 
 
 def _who(p):
-    p.add_argument("--by", default=os.environ.get("NAKK_JUDGE"), help="who does this (default: $NAKK_JUDGE)")
-    p.add_argument("--why", help="why (kept in the history)")
+    # required, but --by may come from $NAKK_JUDGE: checked by _need_who, shown as required here
+    g = p.add_argument_group("required: who and why (kept in the history)")
+    judge = os.environ.get("NAKK_JUDGE")
+    g.add_argument("--by", metavar="NAME", default=judge,
+                   help="who does this (required; %s)" % ("default: %s, from $NAKK_JUDGE" % judge if judge
+                                                          else "or set $NAKK_JUDGE"))
+    g.add_argument("--why", metavar="TEXT", help="why (required)")
 
 
 def _need_who(args):
@@ -225,12 +230,17 @@ def cmd_round(args):
     from nakk_host import draw as D
     conn = _db(args)
     t = _tour(conn, args)
-    if args.html and os.path.exists(args.html) and not args.force:
-        _fail("%s exists; give another name or --force to overwrite it" % args.html)
+    if args.html:
+        from nakk_host import textfile
+        textfile.output_file(args.html, force=args.force, option="--html")   # before a round is drawn
     if args.show is not None:
-        n = args.show or S.current_round(conn, t)
-        if not n:
+        last = S.current_round(conn, t)
+        n = args.show or last
+        if not last:
             _fail("no round drawn yet: nakk round")
+        if not 1 <= n <= last:
+            _fail("round %d is not drawn: %s has round%s 1%s" % (n, t["code"], "s" if last > 1 else "",
+                                                               "-%d" % last if last > 1 else ""), 2)
         _print_round(conn, t, n)
         if args.html:
             from nakk_host import export as X
@@ -282,6 +292,22 @@ def add_round(sub):
 
 # ---------------------------------------------------------------- assign
 
+def _check_image(image):
+    """A flash image to write on: a Nakk flash image (or a new file in a folder that exists) that no
+    running simulator holds; anything else is refused before a byte is written."""
+    from nakk_host import flashimage
+    from nakk_host import simulator as Sim
+    try:
+        flashimage.check(image)
+    except flashimage.ImageError as e:
+        # assign has no --format: it writes only onto a box's flash image
+        _fail(str(e).replace("give another file name, or --format to overwrite it with an empty flash",
+                             "name the flash image of the simulator that plays the table"), 2)
+    held = Sim.image_in_use(image)
+    if held is not None:
+        _fail(str(Sim.in_use_error(image, held)))
+
+
 @_guard
 def cmd_assign(args):
     from nakk_host import assign as A
@@ -317,6 +343,7 @@ def cmd_assign(args):
     tb, room, rec = todo[0]
     where = "round %d table %d%s" % (rn, tb, " room %d" % room if room else "")
     if args.image:
+        _check_image(args.image)
         A.write_to_image(args.image, rec)
         A.pushed(conn, t, rn, tb, room, rec, device_id="image:" + os.path.abspath(args.image))
         print("%s: assignment written to %s (the box offers it at its next start)" % (where, args.image))
@@ -410,16 +437,16 @@ def cmd_close(args):
             except Sim.SimulatorError as e:
                 _fail(str(e))
         else:
-            try:
-                with open(args.events, "rb") as f:
-                    lines = [x for x in f.read().split(b"\n") if x.strip()]
-            except OSError as e:
-                _fail("cannot read %s: %s" % (args.events, e.strerror or e), 2)
+            from nakk_host import textfile
+            lines = textfile.event_lines(args.events)     # the reader `nakk score` uses: a BOM is skipped
         for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
             try:
                 events.append(parse(line.strip()))
             except EventError as e:
-                _fail("event %d: %s" % (n, e.reason), 2)
+                _fail("%sline %d: %s%s" % ("" if args.image else args.events + " ", n,
+                                           (e.field + ": ") if e.field else "", e.reason), 2)
     room = args.room or 0
     rid, status, problems = E.close(conn, t, args.round, args.table, args.by, args.why, events, room, args.forfeit)
     print("round %d table %d closed (%s, %d events kept): stored as %s (%s)" % (
@@ -522,7 +549,10 @@ def cmd_deduct(args):
 
 
 def add_deduct(sub):
-    p = sub.add_parser("deduct", help="deduct points from a pair's overall result (noise: 4 at the second warning)")
+    p = sub.add_parser("deduct", help="deduct points from a pair's overall result (noise: 4 at the second warning)",
+                       description="Deduct points from a pair's (team's) overall result, from the current round on: "
+                       "the ruleset's noise_deduction (4, at the second warning) unless --points says otherwise. "
+                       "A new record with who and why; `nakk deduct --void` withdraws an earlier one.")
     p.add_argument("no", help="the pair's (team's) number")
     p.add_argument("--points", type=int, help="points to deduct (default: the ruleset's noise_deduction, 4)")
     _who(p)
@@ -543,8 +573,11 @@ def cmd_disqualify(args):
 
 
 def add_disqualify(sub):
-    p = sub.add_parser("disqualify", help="remove a pair: out of the later draws and the season's next stage")
-    p.add_argument("no")
+    p = sub.add_parser("disqualify", help="remove a pair: out of the later draws and the season's next stage",
+                       description="Disqualify a pair (team): its matches played stay, it is left out of this "
+                       "tournament's later draws and ranked after the field, and barred from the season's next "
+                       "stage. A new record with who and why.")
+    p.add_argument("no", help="the pair's (team's) number")
     _who(p)
     _common(p)
     p.set_defaults(func=cmd_disqualify)
@@ -604,7 +637,11 @@ def cmd_history(args):
 
 
 def add_history(sub):
-    p = sub.add_parser("history", help="why every number is what it is: matches, corrections, deductions, who and why")
+    p = sub.add_parser("history", help="why every number is what it is: matches, corrections, deductions, who and why",
+                       description="Why every number is what it is. For a pair (team): each match with what it "
+                       "counts for and its result id, the corrections of it, deductions, status changes and "
+                       "renames with who and why, then its line of the standings. Without a number: every record "
+                       "of the judge in order.")
     p.add_argument("no", nargs="?", help="a pair's (team's) number; without it: every record of the judge")
     p.add_argument("--json", action="store_true")
     _common(p)
@@ -616,7 +653,9 @@ def add_history(sub):
 @_guard
 def cmd_export(args):
     from nakk_host import export as X
+    from nakk_host import textfile
     conn = _db(args)
+    textfile.output_dir(args.out)
     if args.season is not None:
         name, st = _season(conn, args)
         os.makedirs(args.out, exist_ok=True)
