@@ -167,6 +167,7 @@ def cmd_players(args):
         print("%s: read as %s; %d %s added (numbers %d-%d)" % (
             args.arg[0], enc, len(added), "teams" if t["format"] != "stage" else "pairs",
             added[0]["no"], added[-1]["no"]))
+        _say_barred(added)
         return 0
     if args.action == "add":
         if not args.arg and not args.player:
@@ -174,6 +175,7 @@ def cmd_players(args):
         name = " ".join(args.arg) if args.arg else " / ".join(args.player)
         e = P.add_many(conn, t, [{"name": name, "club": args.club or "", "players": args.player or []}])[0]
         print("added no %d: %s" % (e["no"], e["name"]))
+        _say_barred([e])
         return 0
     if args.action == "withdraw":
         _need_who(args)
@@ -192,6 +194,15 @@ def cmd_players(args):
     rows = [[e["no"], e["name"], e["club"], ", ".join(e["players"]), e["status"]] for e in P.entrants(conn, t)]
     _print_table("%s: %d entrants" % (t["name"], len(rows)), ["no", "name", "club", "players", "status"], rows)
     return 0
+
+
+def _say_barred(added):
+    """Registering a pair disqualified in the season's previous stage is allowed (the list is the
+    club's), but never silently: it is barred from this stage."""
+    barred = [e for e in added if e["status"] == "barred"]
+    if barred:
+        print("barred from this stage (disqualified in the season's previous stage): %s; left out of the "
+              "draw and the standings" % ", ".join("no %d %s" % (e["no"], e["name"]) for e in barred))
 
 
 def add_players(sub):
@@ -510,6 +521,9 @@ def print_standings(conn, t, st=None):
     cols = st["columns"]
     rows = [[r[c] for c in cols] + ([r["status"]] if r["status"] != "active" else [""]) for r in st["rows"]]
     cap = "order: " + st["order_text"]
+    if st.get("barred"):
+        cap += "\nnot in this stage: " + ", ".join("no %d %s" % (b["no"], b["name"]) for b in st["barred"]) + \
+            " (barred: disqualified in the season's previous stage)"
     if st["pending"]:
         cap += "\nnot counted yet: " + ", ".join("round %d table %d (%s)" % (p["round"], p["table"], p["state"])
                                                  for p in st["pending"])
@@ -544,15 +558,20 @@ def cmd_deduct(args):
     conn = _db(args)
     t = _tour(conn, args)
     e, pts = J.deduct(conn, t, args.no, args.by, args.why, args.points)
-    print("no %d %s: %d deducted from the overall result" % (e["no"], e["name"], pts))
+    print("no %d %s: %d deducted from the overall result (record %d; `nakk void %d` withdraws it)"
+          % (e["no"], e["name"], pts, _last_record(conn), _last_record(conn)))
     return 0
+
+
+def _last_record(conn):
+    return conn.execute("SELECT max(id) FROM records").fetchone()[0]
 
 
 def add_deduct(sub):
     p = sub.add_parser("deduct", help="deduct points from a pair's overall result (noise: 4 at the second warning)",
                        description="Deduct points from a pair's (team's) overall result, from the current round on: "
                        "the ruleset's noise_deduction (4, at the second warning) unless --points says otherwise. "
-                       "A new record with who and why; `nakk deduct --void` withdraws an earlier one.")
+                       "A new record with who and why; `nakk void RECORD` withdraws it.")
     p.add_argument("no", help="the pair's (team's) number")
     p.add_argument("--points", type=int, help="points to deduct (default: the ruleset's noise_deduction, 4)")
     _who(p)
@@ -601,7 +620,8 @@ def cmd_correct(args):
     if args.winner is not None:
         winner = None if args.winner.lower() == "none" else args.winner.upper()
     data = J.correct(conn, t, args.result, args.by, args.why, args.points, winner)
-    print("%s corrected: %s" % (args.result, J._corr_text(data)))
+    print("%s corrected: %s (record %d; `nakk void %d` withdraws it)" % (args.result, J._corr_text(data),
+                                                                       _last_record(conn), _last_record(conn)))
     return 0
 
 
@@ -619,6 +639,42 @@ def add_correct(sub):
     _who(p)
     _common(p)
     p.set_defaults(func=cmd_correct)
+
+
+@_guard
+def cmd_void(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    if args.what.isdigit():
+        old = J.void_record(conn, t, int(args.what), args.by, args.why)
+        print("record %d (%s) voided by record %d: it no longer counts; nakk history shows both"
+              % (old["id"], {"deduct": "a deduction of %s from no %s" % (
+                  old["points"], _entrant_no(conn, old["entrant_id"])),
+                  "correct": "a correction of %s" % old["result_id"]}[old["kind"]], _last_record(conn)))
+        return 0
+    J.void(conn, t, args.what, args.by, args.why)
+    print("%s is left out of the standings (its events stay stored)" % args.what)
+    return 0
+
+
+def _entrant_no(conn, eid):
+    row = conn.execute("SELECT no FROM entrants WHERE id=?", (eid,)).fetchone()
+    return row[0] if row else "?"
+
+
+def add_void(sub):
+    p = sub.add_parser("void", help="withdraw a deduction or a correction (a new record; history shows both), or a result",
+                       description="Withdraw one of the judge's deductions or corrections, by its record number "
+                       "(`nakk history` shows them; deduct and correct print it): a new record with who and why "
+                       "voids the earlier one, which stays in the history beside it, and every view of the "
+                       "standings counts without it. Given a result id instead, leaves that result out (as "
+                       "`nakk correct RESULT --void`).")
+    p.add_argument("what", metavar="RECORD|RESULT", help="a record number, or a result id")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_void)
 
 
 @_guard
@@ -684,4 +740,4 @@ def add_export(sub):
 
 
 COMMANDS = (add_tournament, add_players, add_round, add_assign, add_enter, add_close, add_standings, add_deduct,
-            add_disqualify, add_correct, add_history, add_export)
+            add_disqualify, add_correct, add_void, add_history, add_export)

@@ -16,6 +16,7 @@ import jinja2
 from nakk.event import SIDES
 from nakk.match import Match
 
+from nakk_host import records as R
 from nakk_host import standings as S
 from nakk_host.tournament import TournamentError
 
@@ -46,14 +47,17 @@ def standings_csv(st):
 
 def matches_csv(conn, t):
     ents = S._entrants(conn, t)
-    rows = [["round", "table", "state", "counted", "side", "no", "name", "final", "winner", "result_ids", "problems"]]
+    corr = R.result_corrections(conn)
+    rows = [["round", "table", "state", "counted", "side", "no", "name", "final", "winner", "result_ids", "problems",
+             "corrections"]]
     for m in S.matches(conn, t):
+        notes = "; ".join(R.note(corr[rid]) for rid in m["result_ids"] if rid in corr)
         for i, eid in enumerate(m["entrants"]):
             e = ents[eid]
             rows.append([m["round"], m["table"], m["state"], "yes" if m["counted"] else "no", SIDES[i], e["no"],
                          e["name"], "" if m["final"] is None else m["final"][i],
                          "" if m["winner"] is None else ents[m["winner"]]["no"], " ".join(m["result_ids"]),
-                         " | ".join(m["problems"])])
+                         " | ".join(m["problems"]), notes])
     return _csv(rows)
 
 
@@ -62,8 +66,11 @@ DEAL_FIELDS = ("game", "contract", "maker", "result", "winner", "board", "bidder
 
 
 def deals_csv(conn, t):
-    """Every event of every result placed in the tournament, with the score after it (folded again)."""
+    """Every event of every result placed in the tournament, with the score after it (folded again);
+    then the match's final score as folded, and each standing correction of the judge with the
+    score after it (the number the standings count)."""
     places, unplaced = S._placed_results(conn, t)
+    corr = R.result_corrections(conn)
     rows = [["result_id", "source", "status", "round", "table", "room", "seq", "type"] + list(DEAL_FIELDS) +
             ["score_after"]]
     results = [r for rs in places.values() for r in rs] + unplaced
@@ -75,6 +82,21 @@ def deals_csv(conn, t):
             score = "" if m.st is None else " ".join(str(x) for x in m.st.score)
             rows.append([r["result_id"], r["source"], r["status"], r["round_no"], r["table_no"], r["room"] or "",
                          ev["seq"], ev["type"]] + [_cell(ev.get(f)) for f in DEAL_FIELDS] + [score])
+        head = [r["result_id"], r["source"], r["status"], r["round_no"], r["table_no"], r["room"] or "", ""]
+        summary = m.summary() if m.st is not None else {}
+        final, winner = summary.get("final"), summary.get("winner")
+        if final is None:
+            continue
+        rows.append(head + ["final"] + [_cell(winner) if f == "winner" else "" for f in DEAL_FIELDS] +
+                    [" ".join(str(x) for x in final)])
+        for c in corr.get(r["result_id"], ()):
+            final, winner = R.apply(final, winner, [c])
+            cells = {"by": c["by_whom"], "reason": "record %d: %s" % (c["id"], c["why"]),
+                     "points": _cell(c["data"].get("points"))}
+            if "winner" in c["data"]:
+                cells["winner"] = _cell(c["data"]["winner"]) or "none"
+            rows.append(head + ["correction"] + [cells.get(f, "") for f in DEAL_FIELDS] +
+                        [" ".join(str(x) for x in final)])
     return _csv(rows)
 
 

@@ -131,15 +131,24 @@ def add_sync(sub):
 # ---------------------------------------------------------------- results
 
 def result_rows(conn):
+    """Every stored result as `nakk results` shows it: totals and winner after the judge's standing
+    corrections (as the standings count them), each correction named in `corrections`."""
+    from nakk_host import records as R
     from nakk_host import store
     rows = []
     names = {d["device_id"]: d["name"] for d in store.devices(conn)}
+    corr = R.result_corrections(conn)
     for r in store.results(conn):
         s = r["summary"]
+        cs = corr.get(r["result_id"], ())
+        totals, winner = s.get("final"), s.get("winner")
+        if cs and totals:
+            totals, winner = R.apply(totals, winner, cs)
         rows.append({"result_id": r["result_id"], "box": names.get(r["device_id"]) or r["device_id"] or r["source"],
                      "tournament": r["tournament"], "table": r["table_no"], "round": r["round_no"],
                      "room": r["room"], "ruleset": r["ruleset"], "sides": s.get("sides"),
-                     "totals": s.get("final"), "winner": s.get("winner"), "over": s.get("over"),
+                     "totals": totals, "winner": winner, "over": s.get("over"),
+                     "box_totals": s.get("final"), "corrections": R.note(cs),
                      "status": r["status"], "problems": r["problems"], "received_at": r["received_at"]})
     return rows
 
@@ -172,6 +181,8 @@ def print_results(rows, out=None):
         status = r["status"]
         if r["problems"]:
             status += ": " + "; ".join(r["problems"])
+        if r.get("corrections"):
+            status += "; " + r["corrections"]
         t.add_row(str(r["box"]), _s(r["table"]), _s(r["round"]), _s(r["ruleset"]), sides, totals,
                   _s(r["winner"]) if r["over"] else "not over", status)
     con.print(t)

@@ -161,14 +161,30 @@ def statuses(conn, tid):
     return out
 
 
+def barred_keys(conn, t):
+    """The keys (who they are) of the pairs disqualified in the season's previous stage: barred
+    from stage t (SM: "ei tohi järgmises etapis osaleda")."""
+    from nakk_host.tournament import previous_stage
+    prev = previous_stage(conn, t) if t.get("season_id") is not None else None
+    if prev is None:
+        return set()
+    dq = [eid for eid, s in statuses(conn, prev["id"]).items() if s == "disqualified"]
+    if not dq:
+        return set()
+    return set(r[0] for r in conn.execute(
+        "SELECT key FROM entrants WHERE id IN (%s)" % ",".join("?" * len(dq)), dq))
+
+
 def entrants(conn, t):
-    """Every entrant of tournament t, by number, as dicts (players decoded, status derived)."""
+    """Every entrant of tournament t, by number, as dicts (players decoded, status derived:
+    active, withdrawn, disqualified, or barred by a disqualification in the previous stage)."""
     st = statuses(conn, t["id"])
+    barred = barred_keys(conn, t)
     out = []
     for row in conn.execute("SELECT * FROM entrants WHERE tournament_id=? ORDER BY no", (t["id"],)):
         d = dict(row)
         d["players"] = json.loads(d["players"])
-        d["status"] = st.get(d["id"], "active")
+        d["status"] = st.get(d["id"]) or ("barred" if d["key"] in barred else "active")
         out.append(d)
     return out
 

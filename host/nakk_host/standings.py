@@ -27,6 +27,7 @@ import json
 from nakk.event import SIDES, EventError
 from nakk.teams import team_match
 
+from nakk_host import records as R
 from nakk_host import tournament as T
 from nakk_host.verify import recompute
 
@@ -71,13 +72,8 @@ def current_round(conn, tournament=None):
 # ---------------------------------------------------------------- results at their places
 
 def _records(conn, t, kinds):
-    q = "SELECT * FROM records WHERE tournament_id=? AND kind IN (%s) ORDER BY id" % ",".join("?" * len(kinds))
-    out = []
-    for r in conn.execute(q, (t["id"],) + tuple(kinds)):
-        d = dict(r)
-        d["data"] = json.loads(d["data"])
-        out.append(d)
-    return out
+    """The records of these kinds that stand (a deduction or correction voided later is left out)."""
+    return R.of(conn, t, kinds)
 
 
 def _placed_results(conn, t):
@@ -88,7 +84,8 @@ def _placed_results(conn, t):
     placed = {}
     for r in _records(conn, t, ("void", "place", "unvoid")):
         if r["kind"] == "void":
-            voided.add(r["result_id"])
+            if r["result_id"]:              # a void of a result; a void of a record names no result
+                voided.add(r["result_id"])
         elif r["kind"] == "unvoid":
             voided.discard(r["result_id"])
         else:
@@ -144,16 +141,8 @@ def _room_result(res, corrections, nsides):
     if "final" not in summary:
         return {"final": [0] * nsides, "winner": None, "ended": None, "problems": problems or ["no setup"],
                 "events": events}
-    final = list(summary["final"])
-    winner = None if summary["winner"] is None else SIDES.index(summary["winner"])
-    for c in corrections.get(res["result_id"], ()):
-        pts = c["data"].get("points")
-        if pts:
-            for i in range(min(len(pts), len(final))):
-                final[i] += pts[i]
-        if "winner" in c["data"]:
-            w = c["data"]["winner"]
-            winner = None if w is None else SIDES.index(w)
+    final, w = R.apply(summary["final"], summary["winner"], corrections.get(res["result_id"], ()))
+    winner = None if w is None else SIDES.index(w)
     if res["swap"]:
         final = final[::-1]
         winner = None if winner is None else 1 - winner
@@ -400,8 +389,9 @@ def order_text(order, fmt="stage"):
 def standings(conn, tournament=None, round_no=None):
     """The standings of a tournament after round round_no (default: everything in so far).
 
-    Returns {tournament, round, order, order_text, columns, rows, pending}: rows in
-    rank order, each with rank, no, name, club, players, status, played, wins,
+    Returns {tournament, round, order, order_text, columns, rows, pending, barred}: rows in
+    rank order (a disqualified entrant last, rank None; one barred from this stage only in
+    barred), each with rank, no, name, club, players, status, played, wins,
     draws, losses, byes, nakks, against, diff, points, mp, deductions; pending:
     the drawn tables up to that round whose result does not count yet (state and
     problems), so a table of standings never hides a missing result."""
@@ -410,14 +400,31 @@ def standings(conn, tournament=None, round_no=None):
     ents = _entrants(conn, t)
     rows = _tally(t, ms, ents, _deductions(conn, t, round_no))
     order = t["order_by"]
-    ranked = _rank(rows, order, ms)
+    ranked, barred = _ranked(rows, order, ms)
     pending = [{"round": m["round"], "table": m["table"], "state": m["state"], "problems": m["problems"]}
                for m in ms if not m["counted"]]
     for r in ranked:
         r.pop("key", None)
     return {"tournament": _head(t), "round": round_no if round_no is not None else current_round(conn, t),
             "order": list(order), "order_text": order_text(order, t["format"]), "columns": COLUMNS[t["format"]],
-            "rows": ranked, "pending": pending}
+            "rows": ranked, "pending": pending, "barred": barred}
+
+
+UNRANKED = ("disqualified", "barred")
+
+
+def _ranked(rows, order, ms):
+    """(rows in rank order, barred): a disqualified entrant is not ranked (rank None, after the
+    field; its matches still count for its opponents); one barred from this stage by a
+    disqualification in the season's previous stage is not in the table at all (barred: [{no, name}])."""
+    field = {eid: r for eid, r in rows.items() if r["status"] not in UNRANKED}
+    out = _rank(field, order, ms)
+    for r in sorted((r for r in rows.values() if r["status"] == "disqualified"), key=lambda r: r["no"]):
+        r["rank"] = None
+        out.append(r)
+    barred = [{"no": r["no"], "name": r["name"]} for r in sorted(rows.values(), key=lambda r: r["no"])
+              if r["status"] == "barred"]
+    return out, barred
 
 
 def season(conn, season_name):
@@ -439,8 +446,10 @@ def season(conn, season_name):
         ms = matches(conn, t)
         ents = _entrants(conn, t)
         rows = _tally(t, ms, ents, _deductions(conn, t))
-        ranked = _rank(rows, t["order_by"], ms)
+        ranked = _ranked(rows, t["order_by"], ms)[0]
         for r in ranked:
+            if r["rank"] is None:
+                continue                # disqualified there: that stage does not count for it
             s = total.get(r["key"])
             if s is None:
                 s = _blank({"no": 0, "name": r["name"], "club": r["club"], "players": r["players"],

@@ -65,6 +65,10 @@ WORDS = {
     "bye": ("vaba voor", "bye"),
     "result_link": ("partii", "match"),
     "then": ("siis", "then"),
+    "corrected": ("kohtuniku parandusega", "as corrected by the judge"),
+    "correction": ("Kohtuniku parandus", "The judge's correction"),
+    "box_final": ("Kasti lõpptulemus", "The box's final score"),
+    "record": ("kanne", "record"),
 }
 
 # Standings columns (nakk_host.standings COLUMNS) and tie-break criteria, (et, en).
