@@ -501,7 +501,7 @@ def cmd_demo(args):
         try:
             print("The standings (nakk standings%s -t %s), counted from the stored events:"
                   % (" --db " + db if args.db else "", t["code"]))
-            cli_judge.print_standings(conn, t)
+            cli_acts.print_standings(conn, t)
             if room:
                 print("(a Turniirisasku match counts when both rooms' boards are in: the demo plays room 1 only)")
         finally:
@@ -615,9 +615,10 @@ def _judge_commands():
 
 COMMANDS = (add_score, add_rules, add_sim, add_demo, add_flash, add_serve) + _judge_commands()
 
-# the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
-from nakk_host import cli_judge  # noqa: E402
-COMMANDS = COMMANDS + cli_judge.COMMANDS
+# the judge's day (tournament, players, round, assign, enter, close): cli_judge.py; its numbers
+# (standings, deduct, disqualify, correct, void, history, export): cli_acts.py
+from nakk_host import cli_acts, cli_judge  # noqa: E402
+COMMANDS = COMMANDS + cli_judge.COMMANDS + cli_acts.COMMANDS
 
 
 def parser():

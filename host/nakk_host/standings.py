@@ -428,54 +428,9 @@ def _ranked(rows, order, ms):
 
 
 def season(conn, season_name):
-    """A season's stages summed per entrant (by who they are, through renames): wins, nakks or
-    points, against, deductions and the number of stages, ranked by the latest stage's order.
-
-    Returns {season, stages: [tournament heads], order, order_text, columns, rows}; each row
-    also has `stages`: per stage {code, rank} (None where the entrant did not play)."""
-    sid = T.season_id(conn, season_name)
-    stages = T.all_tournaments(conn, sid)
-    if not stages:
-        return {"season": season_name, "stages": [], "order": [], "order_text": "", "columns": [], "rows": []}
-    fmt = stages[-1]["format"]
-    order = [k for k in stages[-1]["order_by"] if k != "h2h"]
-    total = {}
-    for i, t in enumerate(stages):
-        if t["format"] != fmt:
-            continue
-        ms = matches(conn, t)
-        ents = _entrants(conn, t)
-        rows = _tally(t, ms, ents, _deductions(conn, t))
-        ranked = _ranked(rows, t["order_by"], ms)[0]
-        for r in ranked:
-            if r["rank"] is None:
-                continue                # disqualified there: that stage does not count for it
-            s = total.get(r["key"])
-            if s is None:
-                s = _blank({"no": 0, "name": r["name"], "club": r["club"], "players": r["players"],
-                            "key": r["key"], "status": "active"})
-                s["stages"] = [None] * len(stages)
-                s["stages_played"] = 0
-                total[r["key"]] = s
-            s["name"], s["club"] = r["name"], r["club"]
-            for k in ("played", "wins", "draws", "losses", "byes", "nakks", "against", "points", "mp",
-                      "deductions"):
-                s[k] += r[k]
-            s["diff"] = s["nakks"] - s["against"]
-            s["stages"][i] = {"code": t["code"], "rank": r["rank"]}
-            s["stages_played"] += 1
-    keyed = {}
-    for n, (key, s) in enumerate(sorted(total.items())):
-        s["no"] = n + 1
-        keyed[key] = s
-    ranked = _rank(keyed, order)
-    for r in ranked:
-        r.pop("key", None)
-        r.pop("no", None)
-    cols = [c for c in COLUMNS[fmt] if c not in ("no",)]
-    cols.insert(cols.index("played"), "stages_played")
-    return {"season": season_name, "stages": [_head(t) for t in stages], "order": order,
-            "order_text": order_text(order, fmt), "columns": cols, "rows": ranked}
+    """A season's stages summed per entrant (season.py)."""
+    from nakk_host.season import season as of_season
+    return of_season(conn, season_name)
 
 
 def round_tables(conn, tournament=None, round_no=None):
