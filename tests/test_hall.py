@@ -370,7 +370,7 @@ def test_every_page_of_a_schmier_and_a_sasku_tournament(tmp_path):
                     if path != "/season" and (code == "sasku1" or path != "/draw"):
                         assert expect[1] in html, (code, path, lang)
             draw = srv.get("/draw?t=%s" % code)[1]
-            assert ("Ruum" in draw) == (code == "sasku1")
+            assert ("Tuba" in draw) == (code == "sasku1")
         status, html = srv.get("/match/s1?lang=en")
         # the hand in the players' words (the ruleset's describe hook): the bid, and the points
         # each team took counted from format 1's point-by-point fields

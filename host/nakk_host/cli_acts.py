@@ -53,8 +53,7 @@ def print_standings(conn, t, st=None):
         cap += "\nnot in this stage: " + ", ".join("no %d %s" % (b["no"], b["name"]) for b in st["barred"]) + \
             " (barred: disqualified in the season's previous stage)"
     if st["pending"]:
-        cap += "\nnot counted yet: " + ", ".join("round %d table %d (%s)" % (p["round"], p["table"], p["state"])
-                                                 for p in st["pending"])
+        cap += "\nnot counted yet: " + ", ".join(S.pending_text(p) for p in st["pending"])
     _print_table("%s after round %d" % (t["name"], st["round"]), cols + ["status"], rows, caption=cap)
     un = S.unplaced(conn, t) + S.unassigned_results(conn)
     if un:

@@ -222,17 +222,32 @@ def add_players(sub):
 
 # ---------------------------------------------------------------- round
 
+def _draw_rows(t, rt):
+    """A round's draw as rows for the screen and the printed page: table, (room,) the sides with their
+    numbers, state. Turniirisasku: a row per room, naming the team's pair that sits there."""
+    rows = []
+    for tb in rt["tables"]:
+        if tb["rooms"] and not tb["bye"]:
+            for x in tb["rooms"]:
+                sides = ["%s (%d)" % (p["name"], p["no"]) for p in x["sides"]]
+                rows.append({"table": tb["table"], "room": x["room"], "sides": sides, "state": x["state"]})
+            continue
+        sides = ["%s (%d)" % (s["name"], s["no"]) for s in tb["sides"]]
+        if tb["bye"]:
+            sides.append("vaba / bye")
+        rows.append({"table": tb["table"], "room": None, "sides": sides, "state": tb["state"]})
+    return rows
+
+
 def _print_round(conn, t, round_no):
     rt = S.round_tables(conn, t, round_no)
     n = 3 if t["format"] == "schmier" else 2
+    rooms = t["format"] == "teams"
     rows = []
-    for tb in rt["tables"]:
-        sides = [s["name"] + " (%d)" % s["no"] for s in tb["sides"]]
-        if tb["bye"]:
-            sides.append("bye")
-        sides += [""] * (n - len(sides))
-        rows.append([tb["table"]] + sides + [tb["state"]])
-    cols = ["table"] + ["A", "B", "C"][:n] + ["state"]
+    for r in _draw_rows(t, rt):
+        sides = r["sides"] + [""] * (n - len(r["sides"]))
+        rows.append([r["table"]] + ([r["room"] or ""] if rooms else []) + sides + [r["state"]])
+    cols = ["table"] + (["room"] if rooms else []) + ["A", "B", "C"][:n] + ["state"]
     _print_table("%s, round %d" % (t["name"], round_no), cols, rows)
 
 
@@ -271,20 +286,22 @@ def cmd_round(args):
 
 
 def round_html(conn, t, round_no):
-    """The draw as a printable page (the same template as the standings)."""
+    """The draw as a printable page (the same template as the standings): table, room (Turniirisasku:
+    which team's pair sits in which room), the sides with their numbers."""
     from nakk_host import export as X
     rt = S.round_tables(conn, t, round_no)
     rows = []
-    for tb in rt["tables"]:
-        names = [s["name"] for s in tb["sides"]] + (["vaba / bye"] if tb["bye"] else [])
-        rows.append({"table": tb["table"], "a": names[0], "b": names[1] if len(names) > 1 else "",
-                     "c": names[2] if len(names) > 2 else "", "status": ""})
-    cols = ["table", "a", "b"] + (["c"] if t["format"] == "schmier" else [])
+    for r in _draw_rows(t, rt):
+        sides = r["sides"] + [""] * (3 - len(r["sides"]))
+        rows.append({"table": r["table"], "room": r["room"] or "", "a": sides[0], "b": sides[1], "c": sides[2]})
+    cols = ["table"] + (["room"] if t["format"] == "teams" else []) + ["a", "b"] + \
+        (["c"] if t["format"] == "schmier" else [])
     st = {"tournament": rt["tournament"], "round": round_no, "order_text": "laudade kaupa / by table",
           "columns": cols, "rows": rows, "pending": []}
-    html = X.standings_html(st)
-    return html.replace("<h1>%s</h1>" % t["name"], "<h1>%s: %d. voor / round %d</h1>" % (t["name"], round_no,
-                                                                                         round_no), 1)
+    head = rt["tournament"]
+    meta = " · ".join(x for x in (head["date"], head["place"], head["ruleset"]) if x)
+    return X.standings_html(st, title="%s: %d. voor / round %d" % (t["name"], round_no, round_no), meta=meta,
+                            headers={"table": "Laud / table", "room": "Tuba / room", "a": "A", "b": "B", "c": "C"})
 
 
 def add_round(sub):

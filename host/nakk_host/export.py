@@ -110,9 +110,11 @@ def _cell(v):
     return v
 
 
-def standings_html(st, season_name=None):
+def standings_html(st, season_name=None, title=None, meta=None, headers=None):
+    """The printable page of standings (or, with title, meta and headers given, of a draw)."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("nakk_host", "templates"),
                              autoescape=jinja2.select_autoescape(("html",)))
+    given_title, given_meta = title, meta
     if season_name is not None:
         title = "Hooaeg %s: üldtulemus" % season_name
         meta = "%d etappi: %s" % (len(st["stages"]), ", ".join("%s (%s)" % (s["name"], s["date"] or "")
@@ -125,8 +127,9 @@ def standings_html(st, season_name=None):
                                        "pärast %d. vooru / after round %d" % (st["round"], st["round"])) if x)
         pending = st["pending"]
     return env.get_template("standings.html").render(
-        title=title, meta=meta, order_text=st["order_text"], columns=st["columns"], headers=HEADERS,
-        numeric=NUMERIC, rows=st["rows"], pending=pending,
+        title=given_title or title, meta=given_meta or meta, order_text=st["order_text"], columns=st["columns"],
+        headers=dict(HEADERS, **(headers or {})), numeric=NUMERIC, rows=st["rows"], pending=pending,
+        pending_text=S.pending_text,
         foot="Arvutatud iga partii sündmustest (nakk). Recomputed from every match's stored events.")
 
 

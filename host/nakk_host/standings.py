@@ -237,7 +237,10 @@ def _team_match(rn, tb, rooms, places, corr, assigned):
         res = places.get((rn, tb, room), [])
         st = _state(res, (rn, tb, room) in assigned)
         states.append(st)
-        m["rooms"].append({"room": room, "state": st, "result_ids": [x["result_id"] for x in res]})
+        drawn = rooms.get(room)
+        # who sits in the room: side A (NS) is the first team's pair 1, side B (EW) the other's pair 2
+        m["rooms"].append({"room": room, "state": st, "result_ids": [x["result_id"] for x in res],
+                           "entrants": [drawn["a"], drawn["b"]] if drawn else []})
         m["result_ids"] += [x["result_id"] for x in res]
         if len(res) > 1:
             m["problems"].append("room %d has %d results: void the wrong one" % (room, len(res)))
@@ -380,6 +383,13 @@ def _head(t):
             "format": t["format"], "rounds": t["rounds"], "season": t["season"], "settings": t["settings"]}
 
 
+def pending_text(p):
+    """A table not counted yet, in words: "round 1 table 2 (waiting)"; a Turniirisasku match says each
+    room's state ("room 1 verified, room 2 playing"), as one room may be in before the other."""
+    state = ", ".join("room %d %s" % (x["room"], x["state"]) for x in p.get("rooms") or ()) or p["state"]
+    return "round %d table %d (%s)" % (p["round"], p["table"], state)
+
+
 def order_text(order, fmt="stage"):
     """The order of criteria in words, printed with every table (Saare mäng counts nakks, the others points)."""
     text = ", then ".join(CRITERIA_TEXT[k] for k in order)
@@ -401,7 +411,8 @@ def standings(conn, tournament=None, round_no=None):
     rows = _tally(t, ms, ents, _deductions(conn, t, round_no))
     order = t["order_by"]
     ranked, barred = _ranked(rows, order, ms)
-    pending = [{"round": m["round"], "table": m["table"], "state": m["state"], "problems": m["problems"]}
+    pending = [{"round": m["round"], "table": m["table"], "state": m["state"], "problems": m["problems"],
+                "rooms": [{"room": x["room"], "state": x["state"]} for x in m.get("rooms", ())]}
                for m in ms if not m["counted"]]
     for r in ranked:
         r.pop("key", None)
@@ -446,9 +457,18 @@ def round_tables(conn, tournament=None, round_no=None):
             continue
         sides = [{"no": ents[e]["no"], "name": ents[e]["name"], "players": ents[e]["players"]}
                  for e in m["entrants"]]
+        rooms = []
+        for x in m.get("rooms", ()):
+            # Turniirisasku: which pair of which team sits in the room (side A: pair 1, side B: pair 2)
+            pairs = []
+            for i, e in enumerate(x.get("entrants", ())):
+                players = ents[e]["players"][0:2] if i == 0 else ents[e]["players"][2:4]
+                pairs.append({"no": ents[e]["no"], "team": ents[e]["name"], "pair": i + 1,
+                              "name": "%s %d" % (ents[e]["name"], i + 1), "players": players})
+            rooms.append({"room": x["room"], "state": x["state"], "result_ids": x["result_ids"], "sides": pairs})
         tables.append({"table": m["table"], "state": m["state"], "bye": m["bye"], "sides": sides,
                        "final": m["final"], "winner": None if m["winner"] is None else ents[m["winner"]]["no"],
-                       "problems": m["problems"], "result_ids": m["result_ids"], "rooms": m.get("rooms", [])})
+                       "problems": m["problems"], "result_ids": m["result_ids"], "rooms": rooms})
     return {"tournament": _head(t), "round": round_no, "tables": tables}
 
 

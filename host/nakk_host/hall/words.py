@@ -13,7 +13,7 @@ WORDS = {
     "offline": ("ühendus katkes, ootan…", "connection lost, waiting…"),
     "round": ("Voor", "Round"),
     "table": ("Laud", "Table"),
-    "room": ("Ruum", "Room"),
+    "room": ("Tuba", "Room"),
     "place": ("Koht", "Place"),
     "name": ("Nimi", "Name"),
     "points": ("Punktid", "Points"),
