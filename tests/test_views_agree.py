@@ -112,10 +112,10 @@ def test_every_view_shows_the_same_numbers(evening, capsys):
     m = _csv(out / "matches.csv")
     mh = m[0]
     for r in m[1:]:
-        rid = r[mh.index("result_ids")]
-        side = "AB".index(r[mh.index("side")])
-        assert int(r[mh.index("final")]) == finals[rid][side], r
-    notes = {r[mh.index("result_ids")]: r[-1] for r in m[1:]}
+        rid = r[mh.index("Tulemused")]
+        side = "AB".index(r[mh.index("Pool")])
+        assert int(r[mh.index("Lõpptulemus")]) == finals[rid][side], r
+    notes = {r[mh.index("Tulemused")]: r[-1] for r in m[1:]}
     assert "record %d" % recs["B's trump counted twice"] in notes["t1"] and notes["t2"] == ""
     d = _csv(out / "deals.csv")
     dh = d[0]
@@ -123,8 +123,8 @@ def test_every_view_shows_the_same_numbers(evening, capsys):
     for r in d[1:]:
         last[r[0]] = r
     for rid, fin in finals.items():
-        assert last[rid][dh.index("score_after")] == "%d %d" % tuple(fin), last[rid]
-    assert last["t1"][dh.index("type")] == "correction" and last["t2"][dh.index("type")] == "final"
+        assert last[rid][dh.index("Seis pärast")] == "%d %d" % tuple(fin), last[rid]
+    assert last["t1"][dh.index("Sündmus")] == "kohtuniku parandus" and last["t2"][dh.index("Sündmus")] == "lõpptulemus"
     html = (out / "standings.html").read_text(encoding="utf-8")
     for name, w in want.items():
         row = html.split("<td>%s</td>" % name, 1)[1].split("</tr>", 1)[0]

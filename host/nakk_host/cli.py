@@ -282,7 +282,7 @@ def _interactive(args):
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     out = sys.stdout
-    status = ["pty %s (registered for nakk sync, which is not written yet)" % sim.tty]
+    status = ["pty %s (registered: nakk sync, pair and doctor find it)" % sim.tty]
     stop = threading.Event()
     lock = threading.Lock()
     shots = [0]
@@ -353,7 +353,7 @@ def add_sim(sub):
                        description="Run the real firmware on the MicroPython unix port with the simulator board: "
                        "keys for the buttons, the OLED and the rings drawn in the terminal, the flash as a LittleFS "
                        "image file (killing the simulator is a power cut), the USB serial port on a pseudo-terminal "
-                       "that is registered for `nakk sync` (not written yet). With --keys or --keys-file it plays them, prints the final screen and "
+                       "that is registered for `nakk sync`, `nakk pair` and `nakk doctor`. With --keys or --keys-file it plays them, prints the final screen and "
                        "the match, and exits.")
     p.add_argument("--image", default="nakk-flash.img",
                    help="flash image file (created if missing; an existing file must be a Nakk flash image; "
@@ -622,8 +622,11 @@ COMMANDS = COMMANDS + cli_judge.COMMANDS + cli_acts.COMMANDS
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's settings, "
-                                "run the box on the simulator. Not yet: sync with the boxes, standings.")
+    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's "
+                                "settings, run the box on the simulator, put the firmware on a box; the judge's day: "
+                                "tournaments, players, the draw, assignments, sync with the boxes, paper sheets, "
+                                "standings, corrections and the history, exports and the hall's pages. `nakk COMMAND "
+                                "--help` says more.")
     p.add_argument("--version", action="version", version="nakk " + VERSION)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -45,7 +45,9 @@ def _ports(urls):
 
 def _console(stderr=False):
     from rich.console import Console
-    return Console(stderr=stderr, highlight=False)
+    # into a pipe or a file: lines as long as they need (nothing cut to fit 80 columns)
+    tty = (sys.stderr if stderr else sys.stdout).isatty()
+    return Console(stderr=stderr, highlight=False, width=None if tty else 160)
 
 
 # ---------------------------------------------------------------- sync
@@ -300,6 +302,7 @@ def diagnose(port, conn, timeout=None):
         d[k] = h.get(k)
     p = d["problems"]
     known = store.device(conn, str(h.get("device"))) if conn is not None else None
+    d["name"] = known["name"] if known else None     # what the judge called it at `nakk pair --name`
     if not h.get("paired"):
         p.append("not paired: run nakk pair")
     elif known is None:
@@ -339,18 +342,20 @@ def cmd_doctor(args):
     else:
         from rich.table import Table
         t = Table(title_justify="left")
-        for col in ("box", "firmware", "protocol", "filesystem", "paired", "unsynced", "free flash", "verdict"):
-            t.add_column(col)
+        for col in ("box", "name", "firmware", "protocol", "filesystem", "paired", "unsynced", "free flash", "verdict"):
+            # a box's id is never cut short with "…": it is what the judge compares with the label
+            t.add_column(col, overflow="fold", no_wrap=col in ("box", "filesystem"))
         con = _console()
         for b in boxes:
             free = "%d KB" % (b["free"] // 1024) if isinstance(b.get("free"), int) else "-"
-            t.add_row(_s(b.get("device") or b["port"]), _s(b.get("fw")), _s(b.get("proto")), _s(b.get("fs_id")),
+            t.add_row(_s(b.get("device") or b["port"]), _s(b.get("name")), _s(b.get("fw")), _s(b.get("proto")), _s(b.get("fs_id")),
                       {True: "yes", False: "no"}.get(b.get("paired"), "-"), _s(b.get("unsynced")), free,
                       "OK" if not b["problems"] else "see below")
         con.print(t)
         for b in boxes:
             for p in b["problems"]:
-                con.print("%s (%s): %s" % (b.get("device") or "box", b["port"], p), markup=False)
+                con.print("%s%s (%s): %s" % (b.get("device") or "box", " '%s'" % b["name"] if b.get("name") else "",
+                                             b["port"], p), markup=False)
     return 0 if all(not b["problems"] for b in boxes) else 1
 
 

@@ -71,6 +71,19 @@ WORDS = {
     "record": ("kanne", "record"),
 }
 
+# An entrant's status (players.entrants), as every page and export says it.
+STATUS = {
+    "active": ("osaleb", "active"), "withdrawn": ("loobus", "withdrawn"),
+    "disqualified": ("diskvalifitseeritud", "disqualified"),
+    "barred": ("ei osale (diskvalifitseeriti eelmises etapis)", "barred (disqualified in the previous stage)"),
+}
+
+
+def status_word(status, lang):
+    pair = STATUS.get(status)
+    return status if pair is None else pair[1] if lang == "en" else pair[0]
+
+
 # Standings columns (nakk_host.standings COLUMNS) and tie-break criteria, (et, en).
 COLUMNS = {
     "rank": ("Koht", "Place"), "no": ("Nr", "No"), "name": ("Nimi", "Name"), "club": ("Klubi", "Club"),
