@@ -212,3 +212,61 @@ def test_every_command_says_what_it_does_and_what_it_requires(capsys, monkeypatc
             cli.main([name, "--help"])
         out = capsys.readouterr().out
         assert len(out.split("\n\n")[1]) > 60, out                 # a paragraph, not just the usage
+
+
+# ---------------------------------------------------------------- beyond the list: every option as a new judge tries it
+
+def test_a_wrong_command_line_is_one_line(env, capsys):
+    for argv, says in ((["assign", "--image", "x.img", "--port", "loop://"], "not allowed with argument"),
+                       (["players", "add", "Mets", "--club"], "expected one argument"),
+                       (["frob"], "invalid choice: 'frob'"), ([], "required: COMMAND")):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1 and err.startswith("nakk: ") and says in err, err
+
+
+def test_numbers_the_database_cannot_hold_and_options_that_contradict(env, capsys):
+    conn, t = drawn_tournament(env)
+    for argv, says in (
+            (["round", "--seed", "99999999999999999999"], "--seed is a whole number"),
+            (["deduct", "1", "--points", "99999999999999999999", "--why", "x"], "more than any match gives"),
+            (["standings", "--round", "1"], "no round is drawn yet")):
+        assert says in one_line(capsys, argv), argv
+    assert S.current_round(conn, t) == 0 and conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
+    cli.main(["round", "--seed", "1"])
+    capsys.readouterr()
+    for argv, says in ((["standings", "--round", "99"], "the rounds drawn are 1"),
+                       (["standings", "--round", "-1"], "the rounds drawn are 1")):
+        assert says in one_line(capsys, argv, 2), argv
+    from judge_kit import saare_events, store as keep
+    names = [s["name"] for s in S.round_tables(conn, t)["tables"][0]["sides"]]
+    keep(conn, "t1", saare_events("e", 1, 1, names, [("pime-pits", "A", "A")] * 2))
+    for argv, says in ((["correct", "t1", "--void", "--points", "1", "1", "--why", "x"], "one change at a time"),
+                       (["correct", "t1", "--swap", "--winner", "A", "--why", "x"], "--swap goes with --place"),
+                       (["correct", "t1", "--points", "0", "-99999999999999999999", "--why", "x"], "more than")):
+        assert says in one_line(capsys, argv), argv
+    assert conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
+
+
+def test_a_tournament_and_a_pair_need_real_names_dates_and_codes(env, capsys):
+    store.open_db(str(env / "judge.db")).close()
+    for argv, says in (([" ", "--rounds", "2"], "needs a name"),
+                       (["E", "--rounds", "0"], "at least one round"),
+                       (["E", "--rounds", "2", "--date", "2026-13-01"], "is not a date"),
+                       (["E", "--rounds", "2", "--code", "kuressaare karikas"], "--code 'kuressaare karikas'")):
+        assert says in one_line(capsys, ["tournament", "new"] + argv[:1] + ["--ruleset", "saare-2020"] + argv[1:])
+    conn = store.open_db(str(env / "judge.db"))
+    assert conn.execute("SELECT count(*) FROM tournaments").fetchone()[0] == 0
+    cli.main(["tournament", "new", "E", "--ruleset", "saare-2020", "--rounds", "2"])
+    capsys.readouterr()
+    assert "needs a name" in one_line(capsys, ["players", "add", "  "])
+    assert conn.execute("SELECT count(*) FROM entrants").fetchone()[0] == 0
+
+
+def test_a_timeout_is_above_zero(env, capsys):
+    store.open_db(str(env / "judge.db")).close()
+    for cmd in ("sync", "doctor", "pair"):
+        for n in ("0", "-1", "nan"):
+            line = one_line(capsys, [cmd, "--port", "loop://", "--timeout", n], 2)
+            assert "--timeout is a number of seconds above 0" in line, (cmd, line)

@@ -14,6 +14,9 @@ from nakk_host import standings as S
 from nakk_host.tournament import TournamentError
 
 
+MAX_POINTS = 10000          # more than any match of any ruleset gives (and well inside SQLite's integers)
+
+
 def deduct(conn, t, no, by, why, points=None, round_no=None):
     """Deduct points from an entrant's overall result (SM-15: the noise deduction, 4 by default).
     Counts from round round_no on (default: the current round)."""
@@ -22,7 +25,10 @@ def deduct(conn, t, no, by, why, points=None, round_no=None):
         cfg = rules_pkg.get(t["ruleset"]).config(t["settings"] or None)
         points = cfg.get("noise_deduction", 4)
     if points <= 0:
-        raise TournamentError("a deduction is a positive number of points taken off (got %d)" % points)
+        raise TournamentError("a deduction is a positive number of points taken off (got %d); to withdraw "
+                              "one, `nakk void RECORD`" % points)
+    if points > MAX_POINTS:
+        raise TournamentError("a deduction of %d is more than any match gives (at most %d)" % (points, MAX_POINTS))
     if round_no is None:
         round_no = S.current_round(conn, t)
     with conn:
@@ -58,6 +64,8 @@ def correct(conn, t, result_id, by, why, points=None, winner=False):
     if points is not None:
         if len(points) != n:
             raise TournamentError("give %d numbers, one per side (%s)" % (n, " ".join(SIDES[:n])))
+        if any(abs(p) > MAX_POINTS for p in points):
+            raise TournamentError("a correction of more than %d points is more than any match gives" % MAX_POINTS)
         data["points"] = list(points)
     if winner is not False:
         if winner is not None and winner not in SIDES[:n]:

@@ -621,8 +621,16 @@ from nakk_host import cli_acts, cli_judge  # noqa: E402
 COMMANDS = COMMANDS + cli_judge.COMMANDS + cli_acts.COMMANDS
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a wrong command line is one `nakk: …` line like every other refusal (exit 2)."""
+
+    def error(self, message):
+        sub = self.prog[len("nakk"):].strip()
+        self.exit(2, "nakk: %s%s (`%s --help` shows the options)\n" % (sub + ": " if sub else "", message, self.prog))
+
+
 def parser():
-    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's "
+    p = _Parser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's "
                                 "settings, run the box on the simulator, put the firmware on a box; the judge's day: "
                                 "tournaments, players, the draw, assignments, sync with the boxes, paper sheets, "
                                 "standings, corrections and the history, exports and the hall's pages. `nakk COMMAND "

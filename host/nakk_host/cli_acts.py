@@ -26,6 +26,11 @@ def cmd_standings(args):
                      [[r[c] for c in cols] for r in st["rows"]], caption="order: " + st["order_text"])
         return 0
     t = _tour(conn, args)
+    if args.round is not None:
+        last = S.current_round(conn, t)
+        if not 1 <= args.round <= last:
+            _fail("--round %d: %s" % (args.round, "no round is drawn yet" if not last else
+                                      "the rounds drawn are 1%s" % ("-%d" % last if last > 1 else "")), 2)
     st = S.standings(conn, t, args.round)
     if args.json:
         print(json.dumps(st, ensure_ascii=False, indent=1))
@@ -135,6 +140,10 @@ def cmd_correct(args):
     _need_who(args)
     conn = _db(args)
     t = _tour(conn, args)
+    if sum(bool(x) for x in (args.void, args.place, args.points is not None or args.winner is not None)) > 1:
+        _fail("one change at a time: --void, --place, or --points/--winner", 2)
+    if args.swap and not args.place:
+        _fail("--swap goes with --place", 2)
     if args.void:
         J.void(conn, t, args.result, args.by, args.why)
         print("%s is left out of the standings (its events stay stored)" % args.result)

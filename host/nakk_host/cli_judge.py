@@ -108,7 +108,7 @@ def _settings(pairs):
 def cmd_tournament(args):
     conn = _db(args, create=args.action == "new")
     if args.action == "new":
-        if not args.name or not args.ruleset or not args.rounds:
+        if not args.name or not args.ruleset or args.rounds is None:
             _fail("nakk tournament new NAME --ruleset R --rounds N [--format F]", 2)
         fmt = args.format or {"sasku": "teams", "schmier": "schmier"}.get(args.ruleset, "stage")
         t = T.create(conn, args.name, args.ruleset, fmt, args.rounds, date=args.date, place=args.place,
@@ -273,6 +273,8 @@ def cmd_round(args):
             X.write(args.html, round_html(conn, t, n), args.force)
             print("printable draw: %s" % args.html)
         return 0
+    if args.seed is not None and not -2 ** 63 <= args.seed < 2 ** 63:
+        _fail("--seed is a whole number of at most 19 digits (it is stored with the round)", 2)
     rn, method, seed, barred = D.draw_next(conn, t, args.seed)
     if barred:
         print("left out (disqualified in the previous stage): %s" % ", ".join(e["name"] for e in barred))
@@ -393,10 +395,11 @@ def add_assign(sub):
     p.add_argument("--round", type=int, help="round (default: the latest drawn)")
     p.add_argument("--table", type=int)
     p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
-    p.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
-    p.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
-    p.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
-    p.add_argument("--all", action="store_true", help="every connected box gets the match of the table its "
+    where = p.add_mutually_exclusive_group()        # one place the assignment goes
+    where.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
+    where.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
+    where.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
+    where.add_argument("--all", action="store_true", help="every connected box gets the match of the table its "
                    "name ends in (nakk pair --name 'laud 3'; Turniirisasku 'laud 3/2' for room 2)")
     _common(p)
     p.set_defaults(func=cmd_assign)

@@ -111,7 +111,13 @@ def _rich_to(f):
     return Console(file=f, highlight=False, width=120)
 
 
+def _positive_timeout(args):
+    if args.timeout is not None and not args.timeout > 0:
+        raise _errors()("--timeout is a number of seconds above 0 (got %s)" % args.timeout, 2)
+
+
 def cmd_sync(args):
+    _positive_timeout(args)
     status, _ = run_sync(args.db, args.port, args.json, args.timeout)
     return status
 
@@ -254,6 +260,7 @@ def pair_box(db, url, name=None, timeout=None, say=print):
 
 
 def cmd_pair(args):
+    _positive_timeout(args)
     _check_db_for_pairing(args.db)      # a wrong --db is said before any box is asked
     if args.port:
         url = args.port
@@ -328,6 +335,7 @@ def diagnose(port, conn, timeout=None):
 
 
 def cmd_doctor(args):
+    _positive_timeout(args)
     if args.hardware:
         from nakk_host import hwcheck   # the board itself, over the REPL of maintenance mode
         return hwcheck.cmd(args, _errors())

@@ -119,6 +119,9 @@ def add_many(conn, t, rows):
     with conn:
         no = _next_no(conn, t["id"])
         for r in rows:
+            r["name"] = (r.get("name") or "").strip()
+            if not r["name"]:
+                raise TournamentError("a pair (team) needs a name")
             players = list(r.get("players") or [])
             if players and len(players) != PLAYERS[t["format"]]:
                 raise TournamentError("%s: %d players; a %s entrant has %d" % (

@@ -240,6 +240,9 @@ def open_db(path=None, create=True):
                          "another with --db or $NAKK_DB)" % path)
     if exists:
         check_db(path)
+    elif not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise StoreError("cannot make the database %s: there is no folder %s"
+                         % (path, os.path.dirname(os.path.abspath(path))))
     try:
         conn = sqlite3.connect(path, timeout=10)
         conn.row_factory = sqlite3.Row
