@@ -270,3 +270,10 @@ def test_a_timeout_is_above_zero(env, capsys):
         for n in ("0", "-1", "nan"):
             line = one_line(capsys, [cmd, "--port", "loop://", "--timeout", n], 2)
             assert "--timeout is a number of seconds above 0" in line, (cmd, line)
+
+
+def test_a_rename_never_makes_two_pairs_of_one_name(env, capsys):
+    conn, t = drawn_tournament(env)
+    line = one_line(capsys, ["players", "rename", "1", "tamm", "--why", "typo"])
+    assert line == "nakk: no 2 is called Tamm already: give another name"
+    assert [e["name"] for e in __import__("nakk_host.players", fromlist=["x"]).entrants(conn, t)][:2] == ["Mets", "Tamm"]

@@ -194,9 +194,16 @@ def entrants(conn, t):
 
 def find(conn, t, no):
     """An entrant by its number (or name); TournamentError if there is none."""
-    for e in entrants(conn, t):
-        if str(e["no"]) == str(no) or e["name"].casefold() == str(no).casefold():
+    every = entrants(conn, t)
+    for e in every:
+        if str(e["no"]) == str(no):
             return e
+    named = [e for e in every if e["name"].casefold() == str(no).casefold()]
+    if len(named) > 1:
+        raise TournamentError("%d pairs (teams) are called %s (numbers %s): give the number" % (
+            len(named), no, ", ".join(str(e["no"]) for e in named)))
+    if named:
+        return named[0]
     raise TournamentError("no pair or team %r in %s" % (no, t["code"]))
 
 
@@ -231,6 +238,9 @@ def rename(conn, t, no, name, by, why, players=None):
         raise TournamentError("the new name is empty")
     if players is not None and len(players) != PLAYERS[t["format"]]:
         raise TournamentError("a %s entrant has %d players" % (t["format"], PLAYERS[t["format"]]))
+    for other in entrants(conn, t):
+        if other["id"] != e["id"] and other["name"].casefold() == name.casefold():
+            raise TournamentError("no %d is called %s already: give another name" % (other["no"], other["name"]))
     with conn:
         record(conn, t, "rename", by, why, entrant=e,
                data={"from": e["name"], "to": name, "players": players if players is not None else e["players"]})
