@@ -76,7 +76,9 @@ def lone_surrogate(value, field=""):
         return None
     for k, v in items:
         k = str(k)
-        bad = lone_surrogate(k, field) or lone_surrogate(v, (field + "." if field else "") + k)
+        if lone_surrogate(k):
+            return "a key of %s" % (field or "the event")
+        bad = lone_surrogate(v, (field + "." if field else "") + k)
         if bad:
             return bad
     return None
