@@ -222,7 +222,7 @@ def add_players(sub):
 
 # ---------------------------------------------------------------- round
 
-def _draw_rows(t, rt):
+def _draw_rows(t, rt, bye="bye"):
     """A round's draw as rows for the screen and the printed page: table, (room,) the sides with their
     numbers, state. Turniirisasku: a row per room, naming the team's pair that sits there."""
     rows = []
@@ -234,7 +234,7 @@ def _draw_rows(t, rt):
             continue
         sides = ["%s (%d)" % (s["name"], s["no"]) for s in tb["sides"]]
         if tb["bye"]:
-            sides.append("vaba / bye")
+            sides.append(bye)
         rows.append({"table": tb["table"], "room": None, "sides": sides, "state": tb["state"]})
     return rows
 
@@ -293,7 +293,7 @@ def round_html(conn, t, round_no):
     from nakk_host import export as X
     rt = S.round_tables(conn, t, round_no)
     rows = []
-    for r in _draw_rows(t, rt):
+    for r in _draw_rows(t, rt, bye="vaba / bye"):
         sides = r["sides"] + [""] * (3 - len(r["sides"]))
         rows.append({"table": r["table"], "room": r["room"] or "", "a": sides[0], "b": sides[1], "c": sides[2]})
     cols = ["table"] + (["room"] if t["format"] == "teams" else []) + ["a", "b"] + \
