@@ -1,6 +1,7 @@
 """Every command that uses the judge's database, on a missing, an empty, a damaged and a foreign file: one
 `nakk: …` line, a non-zero exit, the file byte for byte as it was (a missing one not created); one default."""
 
+import json
 import os
 import sqlite3
 
@@ -138,3 +139,24 @@ def test_one_default_for_every_command_nakk_db_or_here(here, capsys, monkeypatch
     for argv in (["results"], ["standings"], ["doctor", "--port", "loop://"], ["sync"]):
         line = _one_line_error(capsys, argv)
         assert line.startswith("nakk: nakk.db: no such database"), line
+
+
+def test_a_database_another_nakk_has_open_is_read_as_it_is(here, capsys):
+    """While `nakk sync` (or serve) holds the database, its write-ahead log beside it, a command reads it
+    through SQLite's locks and sees what was committed."""
+    db = str(here / "judge.db")
+    conn = store.open_db(db)
+    with conn:
+        conn.execute("INSERT INTO alarms (at, what) VALUES ('now', 'committed')")
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO alarms (at, what) VALUES ('now', 'not yet')")    # a write under way
+    assert os.path.exists(db + "-wal")
+    try:
+        assert cli.main(["results", "--db", db, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == []
+        check = store.open_db(db, create=False)
+        assert [r[0] for r in check.execute("SELECT what FROM alarms")] == ["committed"]
+        check.close()
+    finally:
+        conn.rollback()
+        conn.close()

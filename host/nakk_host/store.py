@@ -173,6 +173,32 @@ _TABLES = {1: {"devices", "results", "alarms"},
            2: {"seasons", "tournaments", "entrants", "rounds", "draw", "assignments", "records"}}
 
 
+def _read_only_look(path, immutable):
+    """(user_version, table names) of an SQLite file after SQLite's quick_check, read-only.
+    immutable (no write-ahead log waits beside it): SQLite then makes no -wal/-shm file either."""
+    from urllib.parse import quote
+    try:
+        ro = sqlite3.connect("file:%s?mode=ro%s" % (quote(os.path.abspath(path)), "&immutable=1" if immutable else ""),
+                             uri=True, timeout=10)
+    except sqlite3.Error as e:
+        raise StoreError("cannot read %s: %s" % (path, e))
+    try:
+        ok = ro.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if ok != "ok":
+            ok = " ".join(ok.replace("*** in database main ***", "").split())     # SQLite's words, one line
+            raise StoreError("%s is damaged (%s): the judge's tool will not write into it" % (path, ok))
+        have = ro.execute("PRAGMA user_version").fetchone()[0]
+        tables = set(r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+    except sqlite3.DatabaseError as e:
+        if "locked" in str(e) or "busy" in str(e):
+            raise StoreError("%s is in use by another program (%s); try again" % (path, e))
+        raise StoreError("%s is damaged (%s): the judge's tool will not write into it"
+                         % (path, " ".join(str(e).split())))
+    finally:
+        ro.close()
+    return have, tables
+
+
 def check_db(path):
     """Refuse a file that is not a whole Nakk database before anything writes to it (no pragma,
     no migration, no WAL switch): an empty file, a file that is not SQLite, a damaged one,
@@ -190,28 +216,13 @@ def check_db(path):
         raise StoreError("%s is not a Nakk database (it is not an SQLite file); name another with --db" % path)
     if len(head) < 100:
         raise StoreError("%s is damaged (cut short): not a Nakk database any more" % path)
-    from urllib.parse import quote
     try:
-        # immutable when no write-ahead log waits: then SQLite makes no -wal/-shm file beside it either
-        immutable = "" if os.path.exists(path + "-wal") else "&immutable=1"
-        ro = sqlite3.connect("file:%s?mode=ro%s" % (quote(os.path.abspath(path)), immutable), uri=True,
-                             timeout=10)
-    except sqlite3.Error as e:
-        raise StoreError("cannot read %s: %s" % (path, e))
-    try:
-        ok = ro.execute("PRAGMA quick_check(1)").fetchone()[0]
-        if ok != "ok":
-            ok = " ".join(ok.replace("*** in database main ***", "").split())     # SQLite's words, one line
-            raise StoreError("%s is damaged (%s): the judge's tool will not write into it" % (path, ok))
-        have = ro.execute("PRAGMA user_version").fetchone()[0]
-        tables = set(r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'"))
-    except sqlite3.DatabaseError as e:
-        if "locked" in str(e) or "busy" in str(e):
-            raise StoreError("%s is in use by another program (%s); try again" % (path, e))
-        raise StoreError("%s is damaged (%s): the judge's tool will not write into it"
-                         % (path, " ".join(str(e).split())))
-    finally:
-        ro.close()
+        have, tables = _read_only_look(path, immutable=not os.path.exists(path + "-wal"))
+    except StoreError:
+        if not os.path.exists(path + "-wal"):
+            raise
+        # a writer began (its log is there now) while we looked without locks: look again, with them
+        have, tables = _read_only_look(path, immutable=False)
     if have > SCHEMA_VERSION:
         raise StoreError("%s was written by a newer nakk (schema %d, this one knows %d): update nakk"
                          % (path, have, SCHEMA_VERSION))
