@@ -11,7 +11,6 @@ from nakk import proto
 from nakk.sign import KEY_LEN, hmac_sha256
 
 
-
 def _errors():
     from nakk_host.errors import CommandError
     return CommandError
