@@ -55,14 +55,16 @@ def _common(p, tournament=True, creates=False):
         p.add_argument("-t", "--tournament", metavar="CODE", help="tournament code (default: the latest created)")
 
 
-def _who(p):
-    # required, but --by may come from $NAKK_JUDGE: checked by _need_who, shown as required here
-    g = p.add_argument_group("required: who and why (kept in the history)")
+def _who(p, required=True, which=None):
+    """--by and --why, kept in the history. --by may come from $NAKK_JUDGE, so _need_who checks it;
+    --why is required by argparse where every use of the command needs it (which: the actions that do)."""
+    what = "required for %s" % which if which else "required"
+    g = p.add_argument_group("%s: who and why (kept in the history)" % what)
     judge = os.environ.get("NAKK_JUDGE")
     g.add_argument("--by", metavar="NAME", default=judge,
-                   help="who does this (required; %s)" % ("default: %s, from $NAKK_JUDGE" % judge if judge
-                                                          else "or set $NAKK_JUDGE"))
-    g.add_argument("--why", metavar="TEXT", help="why (required)")
+                   help="who does this (%s; %s)" % (what, "default: %s, from $NAKK_JUDGE" % judge if judge
+                                                     else "or set $NAKK_JUDGE"))
+    g.add_argument("--why", metavar="TEXT", required=required, help="why (%s)" % what)
 
 
 def _need_who(args):
@@ -215,7 +217,7 @@ def add_players(sub):
     p.add_argument("arg", nargs="*", help="FILE (import), NAME (add), NO (withdraw), NO NEW NAME (rename)")
     p.add_argument("--player", action="append", help="a player's name (add, rename), once per player")
     p.add_argument("--club")
-    _who(p)
+    _who(p, required=False, which="withdraw and rename")
     _common(p)
     p.set_defaults(func=cmd_players)
 
