@@ -160,3 +160,15 @@ def test_a_database_another_nakk_has_open_is_read_as_it_is(here, capsys):
     finally:
         conn.rollback()
         conn.close()
+
+
+def test_the_readmes_database_is_not_a_tracked_file():
+    """`nakk demo --db nakk.db` (the README) writes ./nakk.db: git ignores it, and the repository ships none."""
+    from conftest import ROOT
+    ignore = open(os.path.join(ROOT, ".gitignore"), encoding="utf-8").read().split()
+    assert "/nakk.db" in ignore
+    import shutil
+    import subprocess
+    if shutil.which("git") and os.path.isdir(os.path.join(ROOT, ".git")) or os.path.isfile(os.path.join(ROOT, ".git")):
+        tracked = subprocess.run(["git", "ls-files", "nakk.db"], cwd=ROOT, capture_output=True, text=True).stdout
+        assert tracked == ""

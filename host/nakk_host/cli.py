@@ -328,8 +328,11 @@ def _interactive(args):
                 elif key == "s":
                     shots[0] += 1
                     path = args.screenshot or "nakk-screen-%d.png" % shots[0]
-                    sim.screenshot(path)
-                    status[0] = "screenshot: %s | pty %s" % (path, sim.tty)
+                    try:
+                        sim.screenshot(path)
+                        status[0] = "screenshot: %s | pty %s" % (path, sim.tty)
+                    except OSError as e:        # said on the status line; the box plays on
+                        status[0] = "no screenshot: %s: %s | pty %s" % (path, e.strerror or e, sim.tty)
                     dirty.set()
                 elif key in _TERM_KEYS:
                     name, long = _TERM_KEYS[key]
