@@ -277,3 +277,19 @@ def test_a_rename_never_makes_two_pairs_of_one_name(env, capsys):
     line = one_line(capsys, ["players", "rename", "1", "tamm", "--why", "typo"])
     assert line == "nakk: no 2 is called Tamm already: give another name"
     assert [e["name"] for e in __import__("nakk_host.players", fromlist=["x"]).entrants(conn, t)][:2] == ["Mets", "Tamm"]
+
+
+def test_a_correction_is_recorded_in_the_results_own_tournament(env, capsys):
+    from judge_kit import saare_events, store as keep
+    conn, t = drawn_tournament(env)
+    cli.main(["round", "--seed", "1"])
+    names = [s["name"] for s in S.round_tables(conn, t)["tables"][0]["sides"]]
+    keep(conn, "t1", saare_events("e", 1, 1, names, [("pime-pits", "A", "A")] * 2))
+    cli.main(["tournament", "new", "Teine", "--ruleset", "saare-2020", "--rounds", "1", "--code", "other"])
+    capsys.readouterr()
+    # -t defaults to the latest created: "other", not the result's "e"
+    for argv in (["correct", "t1", "--points", "0", "-2", "--why", "x"], ["void", "t1", "--why", "x"]):
+        assert one_line(capsys, argv) == ("nakk: t1 is a result of e, not of other: give -t e (or place it here "
+                                          "first: nakk correct t1 --place ROUND TABLE)")
+    assert conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
+    assert cli.main(["correct", "t1", "-t", "e", "--points", "0", "-2", "--why", "x"]) == 0

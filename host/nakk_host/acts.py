@@ -55,10 +55,22 @@ def _result(conn, t, result_id):
     return dict(row)
 
 
+def _of_this(conn, t, r):
+    """A correction or a void counts in the tournament it is recorded in: refuse one recorded in
+    another than the result's (it would show in `nakk results` and nowhere in the standings)."""
+    placed = conn.execute("SELECT 1 FROM records WHERE tournament_id=? AND kind='place' AND result_id=?",
+                          (t["id"], r["result_id"])).fetchone()
+    if r["tournament"] != t["code"] and placed is None:
+        raise TournamentError("%s is a result of %s, not of %s: give -t %s (or place it here first: nakk correct "
+                              "%s --place ROUND TABLE)" % (r["result_id"], r["tournament"] or "no tournament",
+                                                           t["code"], r["tournament"] or "CODE", r["result_id"]))
+
+
 def correct(conn, t, result_id, by, why, points=None, winner=False):
     """Correct a result without touching its events: points to add per side (e.g. [0, -2]),
     and/or the winner ('A', 'B', 'C', or None for no winner; False: unchanged)."""
     r = _result(conn, t, result_id)
+    _of_this(conn, t, r)
     n = rules_pkg.get(r["ruleset"]).sides if r["ruleset"] else len(points or [0, 0])
     data = {}
     if points is not None:
@@ -82,7 +94,7 @@ def correct(conn, t, result_id, by, why, points=None, winner=False):
 def void(conn, t, result_id, by, why):
     """Leave a result out of the standings (a second result for a table, a match played by
     mistake). Its events stay stored."""
-    _result(conn, t, result_id)
+    _of_this(conn, t, _result(conn, t, result_id))
     with conn:
         P.record(conn, t, "void", by, why, result_id=result_id)
 
