@@ -293,3 +293,13 @@ def test_a_correction_is_recorded_in_the_results_own_tournament(env, capsys):
                                           "first: nakk correct t1 --place ROUND TABLE)")
     assert conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0
     assert cli.main(["correct", "t1", "-t", "e", "--points", "0", "-2", "--why", "x"]) == 0
+
+
+def test_a_name_with_a_control_character_is_refused(env, capsys):
+    conn, t = drawn_tournament(env)
+    f = env / "pairs.csv"
+    f.write_bytes(b"nimi\nM\x00ets\n")
+    assert "holds a control character" in one_line(capsys, ["players", "import", str(f)])
+    assert "holds a control character" in one_line(capsys, ["players", "rename", "1", "Me\x1bts", "--why", "x"])
+    assert [e["name"] for e in __import__("nakk_host.players", fromlist=["x"]).entrants(conn, t)] == \
+        ["Mets", "Tamm", "Saar", "Kask"]

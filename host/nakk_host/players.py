@@ -111,6 +111,13 @@ def _next_no(conn, tid):
     return conn.execute("SELECT coalesce(max(no), 0) + 1 FROM entrants WHERE tournament_id=?", (tid,)).fetchone()[0]
 
 
+def _printable(text):
+    """Names go onto the boxes' screens and the hall's pages: no control characters (a NUL, a tab)."""
+    bad = [c for c in text if ord(c) < 32 or 0x7f <= ord(c) < 0xa0]
+    if bad:
+        raise TournamentError("%r holds a control character (%r): not a name" % (text, bad[0]))
+
+
 def add_many(conn, t, rows):
     """Register entrants (dicts name, club, players) in one transaction: all or none.
     Returns the new entrants. A duplicate (the same players, or name) is refused."""
@@ -123,6 +130,8 @@ def add_many(conn, t, rows):
             if not r["name"]:
                 raise TournamentError("a pair (team) needs a name")
             players = list(r.get("players") or [])
+            for text in [r["name"], r.get("club") or ""] + players:
+                _printable(text)
             if players and len(players) != PLAYERS[t["format"]]:
                 raise TournamentError("%s: %d players; a %s entrant has %d" % (
                     r["name"], len(players), t["format"], PLAYERS[t["format"]]))
@@ -236,6 +245,8 @@ def rename(conn, t, no, name, by, why, players=None):
     name = " ".join(name.split())
     if not name:
         raise TournamentError("the new name is empty")
+    for text in [name] + list(players or []):
+        _printable(text)
     if players is not None and len(players) != PLAYERS[t["format"]]:
         raise TournamentError("a %s entrant has %d players" % (t["format"], PLAYERS[t["format"]]))
     for other in entrants(conn, t):
