@@ -172,3 +172,10 @@ def test_the_readmes_database_is_not_a_tracked_file():
     if shutil.which("git") and os.path.exists(os.path.join(ROOT, ".git")):      # a clone (a worktree's .git is a file)
         tracked = subprocess.run(["git", "ls-files", "nakk.db"], cwd=ROOT, capture_output=True, text=True).stdout
         assert tracked == ""
+
+
+def test_an_empty_db_name_is_no_database(here, capsys):
+    for argv in READERS + BEGINNERS:
+        for name in ("", ":memory:") if argv != ["demo"] else (":memory:",):    # demo --db "": its own temporary one
+            line = _one_line_error(capsys, argv + ["--db", name])
+            assert "names no database file" in line, (argv, line)

@@ -215,6 +215,8 @@ def _check_db_for_pairing(db):
     import os
     from nakk_host import store
     try:
+        if not db or db == ":memory:":
+            raise store.StoreError("--db %r names no database file" % db)
         if os.path.lexists(db):
             store.check_db(db)
         elif not os.path.isdir(os.path.dirname(os.path.abspath(db))):

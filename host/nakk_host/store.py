@@ -245,6 +245,8 @@ def open_db(path=None, create=True):
     Raises StoreError in plain words."""
     if path is None:
         path = default_db()
+    if not path or path == ":memory:":
+        raise StoreError("--db %r names no database file" % path)     # SQLite would make a throwaway one
     exists = os.path.lexists(path)
     if not exists and not create:
         raise StoreError("%s: no such database (`nakk tournament new` or `nakk pair` begins one; name "
