@@ -113,8 +113,13 @@ def test_doctor_names_what_is_wrong(tmp_path, capsys):
         assert g["fw"] and g["proto"] == 2 and g["free"] > 100000 and g["rejected"] == 0
         s = found[boxes.sim_device_id(stranger)]
         assert s["paired"] is False and s["problems"] == ["not paired: run nakk pair"]
+        assert g["name"] == "good" and s["name"] is None      # the name the judge gave it at pairing
         assert cli.main(["doctor", "--db", db]) == 1
         out = capsys.readouterr().out
         assert "not paired" in out and "OK" in out
+        # the whole id, never cut to "sim-01…", and the judge's name for it, however narrow the terminal
+        for dev in found:
+            assert dev in out.replace("│", "").replace(" ", "").replace("\n", "") and "…" not in out
+        assert "good" in out
     assert cli.main(["doctor", "--db", db, "--port", str(tmp_path / "no-such-tty"), "--timeout", "0.5"]) == 1
     assert "does not answer" in capsys.readouterr().out

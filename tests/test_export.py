@@ -53,8 +53,9 @@ def test_csv_files_open_in_a_spreadsheet_as_the_standings_say(tmp_path, capsys, 
     assert [r[2] for r in rows[1:]] == [r["name"] for r in st["rows"]]
     assert [int(r[st["columns"].index("nakks")]) for r in rows[1:]] == [r["nakks"] for r in st["rows"]]
     deals = list(csv.reader(io.StringIO((out / "deals.csv").read_bytes()[3:].decode()), delimiter=";"))
-    # every stored event is a row: 3 tables, setup + deals + 2 confirms each
-    assert len(deals) - 1 == (1 + 3 + 2) + (1 + 4 + 2) + (1 + 3 + 2)
+    # every stored event is a row: 3 tables, setup + deals + 2 confirms each, then the final score
+    assert len(deals) - 1 == (1 + 3 + 2 + 1) + (1 + 4 + 2 + 1) + (1 + 3 + 2 + 1)
+    assert [r[7] for r in deals].count("lõpptulemus") == 3
     matches = (out / "matches.csv").read_bytes()[3:].decode()
     assert "Šmidt/Žukov" in matches
     # never overwritten unasked

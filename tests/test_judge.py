@@ -283,6 +283,9 @@ def test_schmier_tables_of_three(env):
 
 def test_cli_round_page_season_json_and_plain_errors(env, capsys, monkeypatch):
     rc, out, err = run(capsys, monkeypatch, ["standings"])
+    assert rc == 1 and "no such database" in err and not (env / "judge.db").exists()
+    db(env).close()
+    rc, out, err = run(capsys, monkeypatch, ["standings"])
     assert rc == 1 and err == "nakk: no tournament yet: create one with `nakk tournament new`\n"
     run(capsys, monkeypatch, ["tournament", "new", "E1", "--ruleset", "saare-2020", "--rounds", "2",
                               "--season", "2026", "--code", "e1"])

@@ -363,7 +363,7 @@ def test_interactive_sim_on_a_terminal(tmp_path):
                     break
 
     try:
-        read_until(b"registered for nakk sync")
+        read_until(b"registered: nakk sync, pair and doctor find it")
         for k in b"kkkk":                      # OK x4: a new match
             os.write(master, bytes([k]))
         os.write(master, b"\x1b[C")            # -> NEXT: "Ruutu · võit"

@@ -445,6 +445,9 @@ def test_three_boxes_in_one_run_one_hung(tmp_path, capsys):
 
 def test_no_box_and_no_database_are_plain_errors(tmp_path, capsys):
     assert cli.main(["sync", "--db", str(tmp_path / "j.db")]) == 1
+    assert "no such database" in capsys.readouterr().err and not (tmp_path / "j.db").exists()
+    store.open_db(str(tmp_path / "j.db")).close()
+    assert cli.main(["sync", "--db", str(tmp_path / "j.db")]) == 1
     assert "no box found" in capsys.readouterr().err
     assert cli.main(["results", "--db", str(tmp_path / "none.db")]) == 1
     assert "no such database" in capsys.readouterr().err

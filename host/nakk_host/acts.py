@@ -9,8 +9,12 @@ from nakk import rules as rules_pkg
 from nakk.event import SIDES
 
 from nakk_host import players as P
+from nakk_host import records as R
 from nakk_host import standings as S
 from nakk_host.tournament import TournamentError
+
+
+MAX_POINTS = 10000          # more than any match of any ruleset gives (and well inside SQLite's integers)
 
 
 def deduct(conn, t, no, by, why, points=None, round_no=None):
@@ -21,7 +25,10 @@ def deduct(conn, t, no, by, why, points=None, round_no=None):
         cfg = rules_pkg.get(t["ruleset"]).config(t["settings"] or None)
         points = cfg.get("noise_deduction", 4)
     if points <= 0:
-        raise TournamentError("a deduction is a positive number of points taken off (got %d)" % points)
+        raise TournamentError("a deduction is a positive number of points taken off (got %d); to withdraw "
+                              "one, `nakk void RECORD`" % points)
+    if points > MAX_POINTS:
+        raise TournamentError("a deduction of %d is more than any match gives (at most %d)" % (points, MAX_POINTS))
     if round_no is None:
         round_no = S.current_round(conn, t)
     with conn:
@@ -48,15 +55,29 @@ def _result(conn, t, result_id):
     return dict(row)
 
 
+def _of_this(conn, t, r):
+    """A correction or a void counts in the tournament it is recorded in: refuse one recorded in
+    another than the result's (it would show in `nakk results` and nowhere in the standings)."""
+    placed = conn.execute("SELECT 1 FROM records WHERE tournament_id=? AND kind='place' AND result_id=?",
+                          (t["id"], r["result_id"])).fetchone()
+    if r["tournament"] != t["code"] and placed is None:
+        raise TournamentError("%s is a result of %s, not of %s: give -t %s (or place it here first: nakk correct "
+                              "%s --place ROUND TABLE)" % (r["result_id"], r["tournament"] or "no tournament",
+                                                           t["code"], r["tournament"] or "CODE", r["result_id"]))
+
+
 def correct(conn, t, result_id, by, why, points=None, winner=False):
     """Correct a result without touching its events: points to add per side (e.g. [0, -2]),
     and/or the winner ('A', 'B', 'C', or None for no winner; False: unchanged)."""
     r = _result(conn, t, result_id)
+    _of_this(conn, t, r)
     n = rules_pkg.get(r["ruleset"]).sides if r["ruleset"] else len(points or [0, 0])
     data = {}
     if points is not None:
         if len(points) != n:
             raise TournamentError("give %d numbers, one per side (%s)" % (n, " ".join(SIDES[:n])))
+        if any(abs(p) > MAX_POINTS for p in points):
+            raise TournamentError("a correction of more than %d points is more than any match gives" % MAX_POINTS)
         data["points"] = list(points)
     if winner is not False:
         if winner is not None and winner not in SIDES[:n]:
@@ -73,9 +94,33 @@ def correct(conn, t, result_id, by, why, points=None, winner=False):
 def void(conn, t, result_id, by, why):
     """Leave a result out of the standings (a second result for a table, a match played by
     mistake). Its events stay stored."""
-    _result(conn, t, result_id)
+    _of_this(conn, t, _result(conn, t, result_id))
     with conn:
         P.record(conn, t, "void", by, why, result_id=result_id)
+
+
+def void_record(conn, t, record_no, by, why):
+    """Withdraw one of the judge's deductions or corrections: a new `void` record naming it (data.record);
+    the standings leave the voided one out, the history shows both. Returns the voided record."""
+    row = conn.execute("SELECT * FROM records WHERE id=? AND tournament_id=?", (record_no, t["id"])).fetchone()
+    if row is None:
+        raise TournamentError("no record %s in %s (nakk history lists them with their numbers)" % (record_no, t["code"]))
+    old = dict(row)
+    if old["kind"] not in R.VOIDABLE:
+        raise TournamentError("record %d is a %s: only a deduction or a correction is voided this way%s" % (
+            old["id"], old["kind"], " (a result: nakk void RESULT)" if old["kind"] == "void" else ""))
+    done = R.voids(conn, t["id"]).get(old["id"])
+    if done is not None:
+        raise TournamentError("record %d was voided already (record %d, by %s)" % (old["id"], done["id"],
+                                                                                   done["by_whom"]))
+    e = None
+    if old["entrant_id"] is not None:
+        e = {"id": old["entrant_id"]}
+    with conn:
+        P.record(conn, t, "void", by, why, entrant=e, round_no=old["round_no"], table_no=old["table_no"],
+                 room=old["room"], points=old["points"], data={"record": old["id"], "kind": old["kind"],
+                                                              "result": old["result_id"]})
+    return old
 
 
 def place(conn, t, result_id, round_no, table_no, by, why, room=0, swap=False):
@@ -98,17 +143,35 @@ def _name(ents, eid):
     return "%s (%d)" % (e["name"], e["no"]) if e else "?"
 
 
+def _voided(r):
+    v = r.get("voided_by")
+    return " (voided by record %d)" % v["id"] if v else ""
+
+
+def _void_text(r, ents):
+    d = r["data"]
+    what = {"deduct": "the deduction of %s" % r["points"], "correct": "the correction of %s" % d.get("result")}
+    return "void of record %s, %s: it no longer counts" % (d.get("record"), what.get(d.get("kind"), d.get("kind")))
+
+
 def history(conn, t, no=None):
-    """Why every number is what it is: a list of lines (dicts: round, what, text, by, why).
+    """Why every number is what it is: a list of lines (dicts: record, round, what, text, by, why).
 
     For one entrant: each counted match with what it adds (and the result id it
     came from), each correction of those results, each deduction, status change and
     rename, with who and why; then the totals as the standings show them. Without
-    an entrant: every record of the judge in order."""
+    an entrant: every record of the judge in order. A record's line carries its
+    number (`record`, for `nakk void`); a voided one says which record voided it,
+    and the void is a line of its own."""
     ents = {e["id"]: e for e in P.entrants(conn, t)}
-    recs = S._records(conn, t, ("deduct", "disqualify", "withdraw", "reinstate", "rename", "correct", "void",
-                                "place", "enter", "close"))
+    recs = R.of(conn, t, ("deduct", "disqualify", "withdraw", "reinstate", "rename", "correct", "void",
+                          "place", "enter", "close"), with_voided=True)
     out = []
+
+    def line(r, text):
+        out.append({"record": r["id"], "at": r["at"], "round": r["round_no"], "what": r["kind"],
+                    "by": r["by_whom"], "why": r["why"], "text": text + _voided(r)})
+
     if no is None:
         for r in recs:
             who = _name(ents, r["entrant_id"]) if r["entrant_id"] else (r["result_id"] or "")
@@ -116,20 +179,25 @@ def history(conn, t, no=None):
             if r["kind"] == "deduct":
                 extra = " -%d" % r["points"]
             elif r["kind"] == "correct":
-                extra = " %s" % _corr_text(r["data"])
+                extra = " %s" % R.text(r["data"])
             elif r["kind"] == "place":
                 extra = " at round %d table %d%s" % (r["round_no"], r["table_no"], " (sides swapped)"
                                                     if r["data"].get("swap") else "")
             elif r["kind"] == "rename":
                 extra = " %s -> %s" % (r["data"].get("from"), r["data"].get("to"))
-            out.append({"at": r["at"], "round": r["round_no"], "what": r["kind"], "by": r["by_whom"],
-                        "why": r["why"], "text": "%s %s%s" % (r["kind"], who, extra)})
+            if r["kind"] == "void" and r["result_id"] is None:
+                line(r, "record %d: %s" % (r["id"], _void_text(r, ents)))
+            else:
+                line(r, "record %d: %s %s%s" % (r["id"], r["kind"], who, extra))
         return out
     e = P.find(conn, t, no)
     corr = {}
+    voids_of = {}
     for r in recs:
         if r["kind"] == "correct":
             corr.setdefault(r["result_id"], []).append(r)
+        elif r["kind"] == "void" and r["result_id"] is None:
+            voids_of[r["data"].get("record")] = r
     for m in S.matches(conn, t):
         if e["id"] not in m["entrants"]:
             continue
@@ -149,12 +217,16 @@ def history(conn, t, no=None):
         against = sum(m["final"]) - own
         res = "won" if m["winner"] == e["id"] else "no winner" if m["winner"] is None else "lost"
         out.append({"round": m["round"], "what": "match", "by": "", "why": "",
-                    "text": "round %d table %d against %s: %d:%d, %s (result %s)" % (
-                        m["round"], m["table"], others, own, against, res, ", ".join(m["result_ids"]))})
+                    "text": "round %d table %d against %s: %d:%d, %s (result %s%s)" % (
+                        m["round"], m["table"], others, own, against, res, ", ".join(m["result_ids"]),
+                        ", as corrected" if any(c for rid in m["result_ids"] for c in corr.get(rid, ())
+                                                if not c.get("voided_by")) else "")})
         for rid in m["result_ids"]:
             for c in corr.get(rid, ()):
-                out.append({"round": m["round"], "what": "correct", "by": c["by_whom"], "why": c["why"],
-                            "at": c["at"], "text": "  corrected %s: %s" % (rid, _corr_text(c["data"]))})
+                line(c, "  record %d: corrected %s: %s" % (c["id"], rid, R.text(c["data"])))
+                if c.get("voided_by"):
+                    v = c["voided_by"]
+                    line(v, "  record %d: %s" % (v["id"], _void_text(v, ents)))
     for r in recs:
         if r["entrant_id"] != e["id"]:
             continue
@@ -162,23 +234,23 @@ def history(conn, t, no=None):
             text = "deduction of %d from the overall result (from round %s)" % (r["points"], r["round_no"])
         elif r["kind"] == "rename":
             text = "renamed %s -> %s" % (r["data"].get("from"), r["data"].get("to"))
+        elif r["kind"] == "void":
+            text = _void_text(r, ents)
         else:
-            text = {"disqualify": "disqualified (barred from the season's next stage)",
+            text = {"disqualify": "disqualified (not ranked; barred from the season's next stage)",
                     "withdraw": "withdrawn", "reinstate": "reinstated"}.get(r["kind"], r["kind"])
-        out.append({"round": r["round_no"], "what": r["kind"], "by": r["by_whom"], "why": r["why"], "at": r["at"],
-                    "text": text})
+        line(r, "record %d: %s" % (r["id"], text))
     st = S.standings(conn, t)
-    row = [x for x in st["rows"] if x["no"] == e["no"]][0]
+    row = [x for x in st["rows"] if x["no"] == e["no"]]
+    if not row:
+        out.append({"round": None, "what": "total", "by": "", "why": "",
+                    "text": "not in the standings: barred from this stage (disqualified in the season's previous stage)"})
+        return out
+    row = row[0]
     out.append({"round": None, "what": "total", "by": "", "why": "",
-                "text": "rank %d: " % row["rank"] + ", ".join("%s %s" % (c, row[c]) for c in st["columns"]
-                                                               if c not in ("rank", "no", "name", "club"))})
+                "text": ("rank %d: " % row["rank"] if row["rank"] is not None else "not ranked (%s): " % row["status"])
+                + ", ".join("%s %s" % (c, row[c]) for c in st["columns"] if c not in ("rank", "no", "name", "club"))})
     return out
 
 
-def _corr_text(data):
-    parts = []
-    if "points" in data:
-        parts.append("points " + ", ".join("%s %+d" % (SIDES[i], p) for i, p in enumerate(data["points"])))
-    if "winner" in data:
-        parts.append("winner %s" % (data["winner"] or "none"))
-    return ", ".join(parts)
+_corr_text = R.text

@@ -20,14 +20,8 @@ from nakk_host.errors import CommandError  # noqa: F401  (commands raise it; mai
 
 def cmd_score(args):
     # bytes, not text: nakk.match reports text that is not UTF-8 by line and column
-    if args.file == "-":
-        return score_mod.run(sys.stdin.buffer, args.json)
-    try:
-        f = open(args.file, "rb")
-    except OSError as e:
-        raise CommandError("cannot read %s: %s" % (args.file, e.strerror or e), 2)
-    with f:
-        return score_mod.run(f, args.json)
+    from nakk_host import textfile
+    return score_mod.run(textfile.event_lines(args.file), args.json)
 
 
 def add_score(sub):
@@ -132,13 +126,10 @@ def _read_keys(args):
     from nakk_host import simulator as S
     if args.keys is None and args.keys_file is None:
         return None
+    from nakk_host import textfile
     keys = []
     if args.keys_file is not None:
-        try:
-            with open(args.keys_file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            raise CommandError("cannot read %s: %s" % (args.keys_file, e.strerror or e), 2)
+        text = textfile.read_text(args.keys_file)
         keys += _sim_errors(lambda: S.parse_keys(text, args.keys_file))
     if args.keys is not None:
         keys += _sim_errors(lambda: S.parse_keys(args.keys, "--keys"))
@@ -213,14 +204,21 @@ def _show_match(image, lines, m):
 def _check_image(image, fmt):
     """A bad --image is the first thing to say, before keys are read or the firmware starts."""
     from nakk_host import flashimage
+    from nakk_host import simulator as S
     try:
         flashimage.check(image, fmt)
     except flashimage.ImageError as e:
         raise CommandError(str(e), 2)
+    held = S.image_in_use(image)
+    if held is not None:
+        raise CommandError(str(S.in_use_error(image, held)))
 
 
 def cmd_sim(args):
+    from nakk_host import textfile
     _check_image(args.image, args.format)
+    if args.screenshot:
+        textfile.output_file(args.screenshot, option="--screenshot")     # before anything is played
     keys = _read_keys(args)
     if keys is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -284,7 +282,7 @@ def _interactive(args):
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     out = sys.stdout
-    status = ["pty %s (registered for nakk sync, which is not written yet)" % sim.tty]
+    status = ["pty %s (registered: nakk sync, pair and doctor find it)" % sim.tty]
     stop = threading.Event()
     lock = threading.Lock()
     shots = [0]
@@ -330,8 +328,11 @@ def _interactive(args):
                 elif key == "s":
                     shots[0] += 1
                     path = args.screenshot or "nakk-screen-%d.png" % shots[0]
-                    sim.screenshot(path)
-                    status[0] = "screenshot: %s | pty %s" % (path, sim.tty)
+                    try:
+                        sim.screenshot(path)
+                        status[0] = "screenshot: %s | pty %s" % (path, sim.tty)
+                    except OSError as e:        # said on the status line; the box plays on
+                        status[0] = "no screenshot: %s: %s | pty %s" % (path, e.strerror or e, sim.tty)
                     dirty.set()
                 elif key in _TERM_KEYS:
                     name, long = _TERM_KEYS[key]
@@ -355,7 +356,7 @@ def add_sim(sub):
                        description="Run the real firmware on the MicroPython unix port with the simulator board: "
                        "keys for the buttons, the OLED and the rings drawn in the terminal, the flash as a LittleFS "
                        "image file (killing the simulator is a power cut), the USB serial port on a pseudo-terminal "
-                       "that is registered for `nakk sync` (not written yet). With --keys or --keys-file it plays them, prints the final screen and "
+                       "that is registered for `nakk sync`, `nakk pair` and `nakk doctor`. With --keys or --keys-file it plays them, prints the final screen and "
                        "the match, and exits.")
     p.add_argument("--image", default="nakk-flash.img",
                    help="flash image file (created if missing; an existing file must be a Nakk flash image; "
@@ -417,6 +418,9 @@ def cmd_demo(args):
     from nakk_host import judge, store
     from nakk_host import demotour, standings
     from nakk_host.tournament import TournamentError
+    from nakk_host import textfile
+    if args.screenshot:
+        textfile.output_file(args.screenshot, option="--screenshot")     # before the match is played
     path = os.path.join(DEMO_DIR, args.ruleset + ".keys")
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -500,7 +504,7 @@ def cmd_demo(args):
         try:
             print("The standings (nakk standings%s -t %s), counted from the stored events:"
                   % (" --db " + db if args.db else "", t["code"]))
-            cli_judge.print_standings(conn, t)
+            cli_acts.print_standings(conn, t)
             if room:
                 print("(a Turniirisasku match counts when both rooms' boards are in: the demo plays room 1 only)")
         finally:
@@ -559,7 +563,7 @@ def _flash(args):
     if args.uf2:
         from nakk_host import uf2flash
         try:
-            r = uf2flash.install(args.uf2, args.port, say=print)
+            r = uf2flash.install(args.uf2, args.port, say=print, db=args.db)
         except flash.FlashError as e:
             raise CommandError(str(e))
         print("the box runs firmware %s (build %s); %d result%s waiting for the judge"
@@ -587,8 +591,10 @@ def add_flash(sub):
                                    "the judge.")
     p.add_argument("--port", help="the box's serial port or a pyserial URL (default: the one Pico on USB)")
     p.add_argument("--force", action="store_true", help="flash even though results wait for the judge (they stay on the box)")
-    p.add_argument("--db", default="nakk.db", help="the judge's database: a paired box enters maintenance mode only on a "
-                   "request signed with the key kept there (default: %(default)s)")
+    from nakk_host import store
+    p.add_argument("--db", default=store.default_db(), metavar="FILE",
+                   help="the judge's database (%s): a paired box enters maintenance mode only on a request signed "
+                   "with the key kept there" % store.default_help())
     p.add_argument("--uf2", metavar="FILE", help="install this UF2 (nakk build's) through the Pico's BOOTSEL drive "
                    "instead of copying .mpy files; the box's results stay on it")
     p.set_defaults(func=cmd_flash)
@@ -599,10 +605,12 @@ def add_flash(sub):
 def cmd_serve(args):
     from nakk_host import store
     from nakk_host.hall import server
+    if args.page_seconds < 1:
+        raise CommandError("--page-seconds is at least 1 (got %d)" % args.page_seconds, 2)
     try:
         store.open_db(args.db, create=False).close()   # a Nakk database, migrated by the judge's own tool
     except store.StoreError as e:
-        raise CommandError(str(e), 2)
+        raise CommandError(str(e))
     try:
         return server.serve(args.db, args.host, args.port, page_seconds=args.page_seconds)
     except server.ServeError as e:
@@ -610,12 +618,14 @@ def cmd_serve(args):
 
 
 def add_serve(sub):
+    from nakk_host import store
     p = sub.add_parser("serve", help="the hall's live standings pages in a browser (read-only web server)",
                        description="Serve the hall's pages from the judge's database: standings, the round's draw, "
                        "each table's state and every match's deals, in Estonian (English by a link), with a "
                        "projector view. Pages update themselves within 2 s of a store. Read-only: nothing a visitor "
                        "sends changes the database. Listens on the loopback address unless --host says otherwise.")
-    p.add_argument("--db", default="nakk.db", help="the judge's database (default: %(default)s)")
+    p.add_argument("--db", default=store.default_db(), metavar="FILE",
+                   help="the judge's database (%s)" % store.default_help())
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s, this laptop only; 0.0.0.0 serves the hall's network)")
     p.add_argument("--port", type=int, default=8080, help="port (default: %(default)s)")
@@ -633,16 +643,28 @@ def _judge_commands():
 
 COMMANDS = (add_score, add_rules, add_sim, add_demo, add_flash, add_serve) + _judge_commands()
 
-# the judge's day (tournament, players, round, assign, enter, close, standings, ...): cli_judge.py
-from nakk_host import cli_judge  # noqa: E402
-COMMANDS = COMMANDS + cli_judge.COMMANDS
+# the judge's day (tournament, players, round, assign, enter, close): cli_judge.py; its numbers
+# (standings, deduct, disqualify, correct, void, history, export): cli_acts.py
+from nakk_host import cli_acts, cli_judge  # noqa: E402
+COMMANDS = COMMANDS + cli_judge.COMMANDS + cli_acts.COMMANDS
 from nakk_host import uf2build  # noqa: E402  (nakk build: the UF2)
 COMMANDS = COMMANDS + (uf2build.add_build,)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a wrong command line is one `nakk: …` line like every other refusal (exit 2)."""
+
+    def error(self, message):
+        sub = self.prog[len("nakk"):].strip()
+        self.exit(2, "nakk: %s%s (`%s --help` shows the options)\n" % (sub + ": " if sub else "", message, self.prog))
+
+
 def parser():
-    p = argparse.ArgumentParser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's settings, "
-                                "run the box on the simulator. Not yet: sync with the boxes, standings.")
+    p = _Parser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's "
+                                "settings, run the box on the simulator, put the firmware on a box; the judge's day: "
+                                "tournaments, players, the draw, assignments, sync with the boxes, paper sheets, "
+                                "standings, corrections and the history, exports and the hall's pages. `nakk COMMAND "
+                                "--help` says more.")
     p.add_argument("--version", action="version", version="nakk " + VERSION)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

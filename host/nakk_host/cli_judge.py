@@ -1,5 +1,5 @@
-"""The judge's day on the command line: tournament, players, round, assign, enter, close, standings, deduct,
-disqualify, correct, history, export. One small function and parser per command; the work is in the modules.
+"""The judge's day on the command line: tournament, players, round, assign, enter, close (then cli_acts.py).
+One small function and parser per command; the work is in the modules.
 
 cli.py registers these with one line (COMMANDS); errors from the modules
 (TournamentError, IntakeError, StoreError) become `nakk: message` and a
@@ -36,25 +36,35 @@ def _guard(func):
     return run
 
 
-def _db(args):
+def _db(args, create=False):
+    """The judge's database through the one opener: missing is an error unless this command begins one."""
     from nakk_host.store import open_db
-    return open_db(args.db)
+    return open_db(args.db, create=create)
 
 
 def _tour(conn, args):
     return T.get(conn, args.tournament)
 
 
-def _common(p, tournament=True):
-    p.add_argument("--db", default=os.environ.get("NAKK_DB", "nakk.db"),
-                   help="the judge's database (default: $NAKK_DB or %(default)s)")
+def _common(p, tournament=True, creates=False):
+    from nakk_host import store
+    p.add_argument("--db", default=store.default_db(), metavar="FILE",
+                   help="the judge's database (%s%s)" % (store.default_help(),
+                                                         "; `tournament new` creates it" if creates else ""))
     if tournament:
         p.add_argument("-t", "--tournament", metavar="CODE", help="tournament code (default: the latest created)")
 
 
-def _who(p):
-    p.add_argument("--by", default=os.environ.get("NAKK_JUDGE"), help="who does this (default: $NAKK_JUDGE)")
-    p.add_argument("--why", help="why (kept in the history)")
+def _who(p, required=True, which=None):
+    """--by and --why, kept in the history. --by may come from $NAKK_JUDGE, so _need_who checks it;
+    --why is required by argparse where every use of the command needs it (which: the actions that do)."""
+    what = "required for %s" % which if which else "required"
+    g = p.add_argument_group("%s: who and why (kept in the history)" % what)
+    judge = os.environ.get("NAKK_JUDGE")
+    g.add_argument("--by", metavar="NAME", default=judge,
+                   help="who does this (%s; %s)" % (what, "default: %s, from $NAKK_JUDGE" % judge if judge
+                                                     else "or set $NAKK_JUDGE"))
+    g.add_argument("--why", metavar="TEXT", required=required, help="why (%s)" % what)
 
 
 def _need_who(args):
@@ -98,9 +108,9 @@ def _settings(pairs):
 
 @_guard
 def cmd_tournament(args):
-    conn = _db(args)
+    conn = _db(args, create=args.action == "new")
     if args.action == "new":
-        if not args.name or not args.ruleset or not args.rounds:
+        if not args.name or not args.ruleset or args.rounds is None:
             _fail("nakk tournament new NAME --ruleset R --rounds N [--format F]", 2)
         fmt = args.format or {"sasku": "teams", "schmier": "schmier"}.get(args.ruleset, "stage")
         t = T.create(conn, args.name, args.ruleset, fmt, args.rounds, date=args.date, place=args.place,
@@ -141,7 +151,7 @@ def add_tournament(sub):
     p.add_argument("--order", help="standings order, comma separated (stage default: wins,diff,nakks; "
                    "also against, h2h)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a ruleset setting (nakk rules NAME)")
-    _common(p, tournament=False)
+    _common(p, tournament=False, creates=True)
     p.set_defaults(func=cmd_tournament)
 
 
@@ -159,6 +169,7 @@ def cmd_players(args):
         print("%s: read as %s; %d %s added (numbers %d-%d)" % (
             args.arg[0], enc, len(added), "teams" if t["format"] != "stage" else "pairs",
             added[0]["no"], added[-1]["no"]))
+        _say_barred(added)
         return 0
     if args.action == "add":
         if not args.arg and not args.player:
@@ -166,6 +177,7 @@ def cmd_players(args):
         name = " ".join(args.arg) if args.arg else " / ".join(args.player)
         e = P.add_many(conn, t, [{"name": name, "club": args.club or "", "players": args.player or []}])[0]
         print("added no %d: %s" % (e["no"], e["name"]))
+        _say_barred([e])
         return 0
     if args.action == "withdraw":
         _need_who(args)
@@ -186,6 +198,15 @@ def cmd_players(args):
     return 0
 
 
+def _say_barred(added):
+    """Registering a pair disqualified in the season's previous stage is allowed (the list is the
+    club's), but never silently: it is barred from this stage."""
+    barred = [e for e in added if e["status"] == "barred"]
+    if barred:
+        print("barred from this stage (disqualified in the season's previous stage): %s; left out of the "
+              "draw and the standings" % ", ".join("no %d %s" % (e["no"], e["name"]) for e in barred))
+
+
 def add_players(sub):
     p = sub.add_parser("players", help="import, list, add, withdraw or rename pairs and teams",
                        description="The tournament's pairs (teams): import a CSV (header: name/nimi, "
@@ -196,24 +217,39 @@ def add_players(sub):
     p.add_argument("arg", nargs="*", help="FILE (import), NAME (add), NO (withdraw), NO NEW NAME (rename)")
     p.add_argument("--player", action="append", help="a player's name (add, rename), once per player")
     p.add_argument("--club")
-    _who(p)
+    _who(p, required=False, which="withdraw and rename")
     _common(p)
     p.set_defaults(func=cmd_players)
 
 
 # ---------------------------------------------------------------- round
 
+def _draw_rows(t, rt, bye="bye"):
+    """A round's draw as rows for the screen and the printed page: table, (room,) the sides with their
+    numbers, state. Turniirisasku: a row per room, naming the team's pair that sits there."""
+    rows = []
+    for tb in rt["tables"]:
+        if tb["rooms"] and not tb["bye"]:
+            for x in tb["rooms"]:
+                sides = ["%s (%d)" % (p["name"], p["no"]) for p in x["sides"]]
+                rows.append({"table": tb["table"], "room": x["room"], "sides": sides, "state": x["state"]})
+            continue
+        sides = ["%s (%d)" % (s["name"], s["no"]) for s in tb["sides"]]
+        if tb["bye"]:
+            sides.append(bye)
+        rows.append({"table": tb["table"], "room": None, "sides": sides, "state": tb["state"]})
+    return rows
+
+
 def _print_round(conn, t, round_no):
     rt = S.round_tables(conn, t, round_no)
     n = 3 if t["format"] == "schmier" else 2
+    rooms = t["format"] == "teams"
     rows = []
-    for tb in rt["tables"]:
-        sides = [s["name"] + " (%d)" % s["no"] for s in tb["sides"]]
-        if tb["bye"]:
-            sides.append("bye")
-        sides += [""] * (n - len(sides))
-        rows.append([tb["table"]] + sides + [tb["state"]])
-    cols = ["table"] + ["A", "B", "C"][:n] + ["state"]
+    for r in _draw_rows(t, rt):
+        sides = r["sides"] + [""] * (n - len(r["sides"]))
+        rows.append([r["table"]] + ([r["room"] or ""] if rooms else []) + sides + [r["state"]])
+    cols = ["table"] + (["room"] if rooms else []) + ["A", "B", "C"][:n] + ["state"]
     _print_table("%s, round %d" % (t["name"], round_no), cols, rows)
 
 
@@ -222,18 +258,25 @@ def cmd_round(args):
     from nakk_host import draw as D
     conn = _db(args)
     t = _tour(conn, args)
-    if args.html and os.path.exists(args.html) and not args.force:
-        _fail("%s exists; give another name or --force to overwrite it" % args.html)
+    if args.html:
+        from nakk_host import textfile
+        textfile.output_file(args.html, force=args.force, option="--html")   # before a round is drawn
     if args.show is not None:
-        n = args.show or S.current_round(conn, t)
-        if not n:
+        last = S.current_round(conn, t)
+        n = args.show or last
+        if not last:
             _fail("no round drawn yet: nakk round")
+        if not 1 <= n <= last:
+            _fail("round %d is not drawn: %s has round%s 1%s" % (n, t["code"], "s" if last > 1 else "",
+                                                               "-%d" % last if last > 1 else ""), 2)
         _print_round(conn, t, n)
         if args.html:
             from nakk_host import export as X
             X.write(args.html, round_html(conn, t, n), args.force)
             print("printable draw: %s" % args.html)
         return 0
+    if args.seed is not None and not -2 ** 63 <= args.seed < 2 ** 63:
+        _fail("--seed is a whole number of at most 19 digits (it is stored with the round)", 2)
     rn, method, seed, barred = D.draw_next(conn, t, args.seed)
     if barred:
         print("left out (disqualified in the previous stage): %s" % ", ".join(e["name"] for e in barred))
@@ -247,20 +290,22 @@ def cmd_round(args):
 
 
 def round_html(conn, t, round_no):
-    """The draw as a printable page (the same template as the standings)."""
+    """The draw as a printable page (the same template as the standings): table, room (Turniirisasku:
+    which team's pair sits in which room), the sides with their numbers."""
     from nakk_host import export as X
     rt = S.round_tables(conn, t, round_no)
     rows = []
-    for tb in rt["tables"]:
-        names = [s["name"] for s in tb["sides"]] + (["vaba / bye"] if tb["bye"] else [])
-        rows.append({"table": tb["table"], "a": names[0], "b": names[1] if len(names) > 1 else "",
-                     "c": names[2] if len(names) > 2 else "", "status": ""})
-    cols = ["table", "a", "b"] + (["c"] if t["format"] == "schmier" else [])
+    for r in _draw_rows(t, rt, bye="vaba / bye"):
+        sides = r["sides"] + [""] * (3 - len(r["sides"]))
+        rows.append({"table": r["table"], "room": r["room"] or "", "a": sides[0], "b": sides[1], "c": sides[2]})
+    cols = ["table"] + (["room"] if t["format"] == "teams" else []) + ["a", "b"] + \
+        (["c"] if t["format"] == "schmier" else [])
     st = {"tournament": rt["tournament"], "round": round_no, "order_text": "laudade kaupa / by table",
           "columns": cols, "rows": rows, "pending": []}
-    html = X.standings_html(st)
-    return html.replace("<h1>%s</h1>" % t["name"], "<h1>%s: %d. voor / round %d</h1>" % (t["name"], round_no,
-                                                                                         round_no), 1)
+    head = rt["tournament"]
+    meta = " · ".join(x for x in (head["date"], head["place"], head["ruleset"]) if x)
+    return X.standings_html(st, title="%s: %d. voor / round %d" % (t["name"], round_no, round_no), meta=meta,
+                            headers={"table": "Laud / table", "room": "Tuba / room", "a": "A", "b": "B", "c": "C"})
 
 
 def add_round(sub):
@@ -278,6 +323,22 @@ def add_round(sub):
 
 
 # ---------------------------------------------------------------- assign
+
+def _check_image(image):
+    """A flash image to write on: a Nakk flash image (or a new file in a folder that exists) that no
+    running simulator holds; anything else is refused before a byte is written."""
+    from nakk_host import flashimage
+    from nakk_host import simulator as Sim
+    try:
+        flashimage.check(image)
+    except flashimage.ImageError as e:
+        # assign has no --format: it writes only onto a box's flash image
+        _fail(str(e).replace("give another file name, or --format to overwrite it with an empty flash",
+                             "name the flash image of the simulator that plays the table"), 2)
+    held = Sim.image_in_use(image)
+    if held is not None:
+        _fail(str(Sim.in_use_error(image, held)))
+
 
 @_guard
 def cmd_assign(args):
@@ -314,6 +375,7 @@ def cmd_assign(args):
     tb, room, rec = todo[0]
     where = "round %d table %d%s" % (rn, tb, " room %d" % room if room else "")
     if args.image:
+        _check_image(args.image)
         A.write_to_image(args.image, rec)
         A.pushed(conn, t, rn, tb, room, rec, device_id="image:" + os.path.abspath(args.image))
         print("%s: assignment written to %s (the box offers it at its next start)" % (where, args.image))
@@ -335,10 +397,11 @@ def add_assign(sub):
     p.add_argument("--round", type=int, help="round (default: the latest drawn)")
     p.add_argument("--table", type=int)
     p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
-    p.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
-    p.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
-    p.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
-    p.add_argument("--all", action="store_true", help="every connected box gets the match of the table its "
+    where = p.add_mutually_exclusive_group()        # one place the assignment goes
+    where.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
+    where.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
+    where.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
+    where.add_argument("--all", action="store_true", help="every connected box gets the match of the table its "
                    "name ends in (nakk pair --name 'laud 3'; Turniirisasku 'laud 3/2' for room 2)")
     _common(p)
     p.set_defaults(func=cmd_assign)
@@ -407,16 +470,16 @@ def cmd_close(args):
             except Sim.SimulatorError as e:
                 _fail(str(e))
         else:
-            try:
-                with open(args.events, "rb") as f:
-                    lines = [x for x in f.read().split(b"\n") if x.strip()]
-            except OSError as e:
-                _fail("cannot read %s: %s" % (args.events, e.strerror or e), 2)
+            from nakk_host import textfile
+            lines = textfile.event_lines(args.events)     # the reader `nakk score` uses: a BOM is skipped
         for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
             try:
                 events.append(parse(line.strip()))
             except EventError as e:
-                _fail("event %d: %s" % (n, e.reason), 2)
+                _fail("%sline %d: %s%s" % ("" if args.image else args.events + " ", n,
+                                           (e.field + ": ") if e.field else "", e.reason), 2)
     room = args.room or 0
     rid, status, problems = E.close(conn, t, args.round, args.table, args.by, args.why, events, room, args.forfeit)
     print("round %d table %d closed (%s, %d events kept): stored as %s (%s)" % (
@@ -442,204 +505,4 @@ def add_close(sub):
     p.set_defaults(func=cmd_close)
 
 
-# ---------------------------------------------------------------- standings
-
-@_guard
-def cmd_standings(args):
-    conn = _db(args)
-    if args.season is not None:
-        name, st = _season(conn, args)
-        if args.json:
-            print(json.dumps(st, ensure_ascii=False, indent=1))
-            return 0
-        cols = st["columns"]
-        _print_table("Season %s: %d stages" % (name, len(st["stages"])), cols,
-                     [[r[c] for c in cols] for r in st["rows"]], caption="order: " + st["order_text"])
-        return 0
-    t = _tour(conn, args)
-    st = S.standings(conn, t, args.round)
-    if args.json:
-        print(json.dumps(st, ensure_ascii=False, indent=1))
-        return 0
-    print_standings(conn, t, st)
-    return 0
-
-
-def _season(conn, args):
-    """The season --season names (or this tournament's) and its standings."""
-    name = args.season or _tour(conn, args)["season"]
-    if not name:
-        _fail("this tournament is in no season: --season NAME")
-    return name, S.season(conn, name)
-
-
-def print_standings(conn, t, st=None):
-    """The standings table as `nakk standings` prints it (nakk demo prints it too)."""
-    if st is None:
-        st = S.standings(conn, t)
-    cols = st["columns"]
-    rows = [[r[c] for c in cols] + ([r["status"]] if r["status"] != "active" else [""]) for r in st["rows"]]
-    cap = "order: " + st["order_text"]
-    if st["pending"]:
-        cap += "\nnot counted yet: " + ", ".join("round %d table %d (%s)" % (p["round"], p["table"], p["state"])
-                                                 for p in st["pending"])
-    _print_table("%s after round %d" % (t["name"], st["round"]), cols + ["status"], rows, caption=cap)
-    un = S.unplaced(conn, t) + S.unassigned_results(conn)
-    if un:
-        # a box that played a match nobody assigned (or at a table not drawn): the judge places it
-        print("results to place (nakk correct RESULT --place ROUND TABLE [--swap]): " +
-              ", ".join("%s (%s, round %s table %s)" % (
-                  u["result_id"], (u["tournament"] or "no tournament") if "tournament" in u else t["code"],
-                  u["round"], u["table"]) for u in un))
-
-
-def add_standings(sub):
-    p = sub.add_parser("standings", help="the standings, recomputed from every stored match's events",
-                       description="Print the standings recomputed from the stored events, the judge's corrections "
-                       "and deductions; the order of criteria is printed with the table.")
-    p.add_argument("--round", type=int, help="after round N")
-    p.add_argument("--season", nargs="?", const="", metavar="NAME", help="the season's standings (default: this "
-                   "tournament's season)")
-    p.add_argument("--json", action="store_true", help="one JSON object (the API the hall page reads)")
-    _common(p)
-    p.set_defaults(func=cmd_standings)
-
-
-# ---------------------------------------------------------------- deduct, disqualify, correct, history
-
-@_guard
-def cmd_deduct(args):
-    from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
-    e, pts = J.deduct(conn, t, args.no, args.by, args.why, args.points)
-    print("no %d %s: %d deducted from the overall result" % (e["no"], e["name"], pts))
-    return 0
-
-
-def add_deduct(sub):
-    p = sub.add_parser("deduct", help="deduct points from a pair's overall result (noise: 4 at the second warning)")
-    p.add_argument("no", help="the pair's (team's) number")
-    p.add_argument("--points", type=int, help="points to deduct (default: the ruleset's noise_deduction, 4)")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_deduct)
-
-
-@_guard
-def cmd_disqualify(args):
-    from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
-    e = J.disqualify(conn, t, args.no, args.by, args.why)
-    print("no %d %s: disqualified (left out of later draws; barred from the season's next stage)"
-          % (e["no"], e["name"]))
-    return 0
-
-
-def add_disqualify(sub):
-    p = sub.add_parser("disqualify", help="remove a pair: out of the later draws and the season's next stage")
-    p.add_argument("no")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_disqualify)
-
-
-@_guard
-def cmd_correct(args):
-    from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
-    if args.void:
-        J.void(conn, t, args.result, args.by, args.why)
-        print("%s is left out of the standings (its events stay stored)" % args.result)
-        return 0
-    if args.place:
-        J.place(conn, t, args.result, args.place[0], args.place[1], args.by, args.why, args.room or 0, args.swap)
-        print("%s placed at round %d table %d" % (args.result, args.place[0], args.place[1]))
-        return 0
-    winner = False
-    if args.winner is not None:
-        winner = None if args.winner.lower() == "none" else args.winner.upper()
-    data = J.correct(conn, t, args.result, args.by, args.why, args.points, winner)
-    print("%s corrected: %s" % (args.result, J._corr_text(data)))
-    return 0
-
-
-def add_correct(sub):
-    p = sub.add_parser("correct", help="correct a result with who and why (a new record, never an edit)",
-                       description="Correct a stored result without touching its events: --points per side, "
-                       "--winner, --void (leave it out), or --place ROUND TABLE (a box's match nobody assigned).")
-    p.add_argument("result", help="result id (nakk history or nakk standings --json show them)")
-    p.add_argument("--points", type=int, nargs="+", metavar="N", help="points to add per side, e.g. 0 -2")
-    p.add_argument("--winner", help="A, B, C or none")
-    p.add_argument("--void", action="store_true")
-    p.add_argument("--place", type=int, nargs=2, metavar=("ROUND", "TABLE"))
-    p.add_argument("--room", type=int)
-    p.add_argument("--swap", action="store_true", help="with --place: the box's side A is the draw's second pair")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_correct)
-
-
-@_guard
-def cmd_history(args):
-    from nakk_host import acts as J
-    conn = _db(args)
-    t = _tour(conn, args)
-    lines = J.history(conn, t, args.no)
-    if args.json:
-        print(json.dumps(lines, ensure_ascii=False, indent=1))
-        return 0
-    rows = [[x.get("at", "") or "", x["text"], x["by"], x["why"]] for x in lines]
-    title = "%s: history of no %s" % (t["name"], args.no) if args.no else "%s: the judge's records" % t["name"]
-    _print_table(title, ["when", "what", "by", "why"], rows)
-    return 0
-
-
-def add_history(sub):
-    p = sub.add_parser("history", help="why every number is what it is: matches, corrections, deductions, who and why")
-    p.add_argument("no", nargs="?", help="a pair's (team's) number; without it: every record of the judge")
-    p.add_argument("--json", action="store_true")
-    _common(p)
-    p.set_defaults(func=cmd_history)
-
-
-# ---------------------------------------------------------------- export
-
-@_guard
-def cmd_export(args):
-    from nakk_host import export as X
-    conn = _db(args)
-    if args.season is not None:
-        name, st = _season(conn, args)
-        os.makedirs(args.out, exist_ok=True)
-        for fn in ("season.csv", "season.html"):
-            if os.path.exists(os.path.join(args.out, fn)) and not args.force:
-                _fail("%s exists; give another --out or --force" % os.path.join(args.out, fn))
-        a = X.write(os.path.join(args.out, "season.csv"), X.standings_csv(st), True, bom=True)
-        b = X.write(os.path.join(args.out, "season.html"), X.standings_html(st, name), True)
-        print("\n".join((a, b)))
-        return 0
-    t = _tour(conn, args)
-    for path in X.export_all(conn, t, args.out, args.force):
-        print(path)
-    return 0
-
-
-def add_export(sub):
-    p = sub.add_parser("export", help="CSV for spreadsheets (standings, matches, deals) and a printable standings page",
-                       description="Write standings.csv, matches.csv and deals.csv (UTF-8 with a BOM, `;` "
-                       "separated) and standings.html (print CSS, A4) into --out; --season: the season's.")
-    p.add_argument("--out", default=".", help="directory (default: the current one)")
-    p.add_argument("--season", nargs="?", const="", metavar="NAME")
-    p.add_argument("--force", action="store_true", help="overwrite existing files")
-    _common(p)
-    p.set_defaults(func=cmd_export)
-
-
-COMMANDS = (add_tournament, add_players, add_round, add_assign, add_enter, add_close, add_standings, add_deduct,
-            add_disqualify, add_correct, add_history, add_export)
+COMMANDS = (add_tournament, add_players, add_round, add_assign, add_enter, add_close)

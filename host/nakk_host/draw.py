@@ -18,7 +18,6 @@ import random
 
 import networkx as nx
 
-from nakk_host import tournament as T
 from nakk_host.store import now
 from nakk_host.tournament import TournamentError
 
@@ -129,20 +128,9 @@ def threes(ranked, met, rng):
 def eligible(conn, t):
     """The entrants who play the next round: active, and not barred by a disqualification in
     the season's previous stage. Returns (entrant dicts, barred entrant dicts)."""
-    from nakk_host.players import entrants, statuses
-    ents = [e for e in entrants(conn, t) if e["status"] == "active"]
-    barred = []
-    prev = T.previous_stage(conn, t)
-    if prev is not None:
-        st = statuses(conn, prev["id"])
-        keys = set()
-        dq = [eid for eid, s in st.items() if s == "disqualified"]
-        if dq:
-            keys = set(r[0] for r in conn.execute(
-                "SELECT key FROM entrants WHERE id IN (%s)" % ",".join("?" * len(dq)), dq))
-        barred = [e for e in ents if e["key"] in keys]
-        ents = [e for e in ents if e["key"] not in keys]
-    return ents, barred
+    from nakk_host.players import entrants
+    every = entrants(conn, t)
+    return [e for e in every if e["status"] == "active"], [e for e in every if e["status"] == "barred"]
 
 
 def _met(conn, t):

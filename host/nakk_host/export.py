@@ -16,6 +16,7 @@ import jinja2
 from nakk.event import SIDES
 from nakk.match import Match
 
+from nakk_host import records as R
 from nakk_host import standings as S
 from nakk_host.tournament import TournamentError
 
@@ -36,24 +37,42 @@ def _csv(rows):
     return out.getvalue()
 
 
+# matches.csv and deals.csv speak Estonian as standings.csv does; the events' own field names and
+# values (game, maker, "suit", ...) are the journal's format (docs/events.md) and stay as stored
+MATCH_HEADERS = ["Voor", "Laud", "Olek", "Arvestatud", "Pool", "Nr", "Nimi", "Lõpptulemus", "Võitja (nr)",
+                 "Tulemused", "Probleemid", "Parandused"]
+DEAL_HEADERS = ["Tulemus", "Allikas", "Olek", "Voor", "Laud", "Tuba", "Nr", "Sündmus"]
+STATE_ET = {"verified": "kontrollitud", "flagged": "kohtunikule", "playing": "mängib", "waiting": "ootab",
+            "bye": "vaba voor"}
+SOURCE_ET = {"box": "kast", "paper": "paber"}
+
+
+def _status(st):
+    from nakk_host.hall.words import status_word
+    return status_word(st, "et")
+
+
 def standings_csv(st):
     cols = st["columns"]
     rows = [[HEADERS.get(c, c) for c in cols] + ["Staatus"]]
     for r in st["rows"]:
-        rows.append([r[c] for c in cols] + [r["status"]])
+        rows.append([r[c] if r[c] is not None else "" for c in cols] + [_status(r["status"])])
     return _csv(rows)
 
 
 def matches_csv(conn, t):
     ents = S._entrants(conn, t)
-    rows = [["round", "table", "state", "counted", "side", "no", "name", "final", "winner", "result_ids", "problems"]]
+    corr = R.result_corrections(conn)
+    rows = [MATCH_HEADERS]
     for m in S.matches(conn, t):
+        notes = "; ".join(R.note(corr[rid]) for rid in m["result_ids"] if rid in corr)
         for i, eid in enumerate(m["entrants"]):
             e = ents[eid]
-            rows.append([m["round"], m["table"], m["state"], "yes" if m["counted"] else "no", SIDES[i], e["no"],
+            rows.append([m["round"], m["table"], STATE_ET.get(m["state"], m["state"]), "jah" if m["counted"] else "ei",
+                         SIDES[i], e["no"],
                          e["name"], "" if m["final"] is None else m["final"][i],
                          "" if m["winner"] is None else ents[m["winner"]]["no"], " ".join(m["result_ids"]),
-                         " | ".join(m["problems"])])
+                         " | ".join(m["problems"]), notes])
     return _csv(rows)
 
 
@@ -62,10 +81,12 @@ DEAL_FIELDS = ("game", "contract", "maker", "result", "winner", "board", "bidder
 
 
 def deals_csv(conn, t):
-    """Every event of every result placed in the tournament, with the score after it (folded again)."""
+    """Every event of every result placed in the tournament, with the score after it (folded again);
+    then the match's final score as folded, and each standing correction of the judge with the
+    score after it (the number the standings count)."""
     places, unplaced = S._placed_results(conn, t)
-    rows = [["result_id", "source", "status", "round", "table", "room", "seq", "type"] + list(DEAL_FIELDS) +
-            ["score_after"]]
+    corr = R.result_corrections(conn)
+    rows = [DEAL_HEADERS + list(DEAL_FIELDS) + ["Seis pärast"]]
     results = [r for rs in places.values() for r in rs] + unplaced
     for r in sorted(results, key=lambda r: r["id"]):
         events = S.fold_result(r["events"], r["sha256"])[0]
@@ -73,8 +94,24 @@ def deals_csv(conn, t):
         for ev in events:
             m.apply(ev)
             score = "" if m.st is None else " ".join(str(x) for x in m.st.score)
-            rows.append([r["result_id"], r["source"], r["status"], r["round_no"], r["table_no"], r["room"] or "",
-                         ev["seq"], ev["type"]] + [_cell(ev.get(f)) for f in DEAL_FIELDS] + [score])
+            rows.append([r["result_id"], SOURCE_ET.get(r["source"], r["source"]), STATE_ET.get(r["status"], r["status"]),
+                         r["round_no"], r["table_no"], r["room"] or "", ev["seq"], ev["type"]] + [_cell(ev.get(f)) for f in DEAL_FIELDS] + [score])
+        head = [r["result_id"], SOURCE_ET.get(r["source"], r["source"]), STATE_ET.get(r["status"], r["status"]),
+                r["round_no"], r["table_no"], r["room"] or "", ""]
+        summary = m.summary() if m.st is not None else {}
+        final, winner = summary.get("final"), summary.get("winner")
+        if final is None:
+            continue
+        rows.append(head + ["lõpptulemus"] + [_cell(winner) if f == "winner" else "" for f in DEAL_FIELDS] +
+                    [" ".join(str(x) for x in final)])
+        for c in corr.get(r["result_id"], ()):
+            final, winner = R.apply(final, winner, [c])
+            cells = {"by": c["by_whom"], "reason": "record %d: %s" % (c["id"], c["why"]),
+                     "points": _cell(c["data"].get("points"))}
+            if "winner" in c["data"]:
+                cells["winner"] = _cell(c["data"]["winner"]) or "none"
+            rows.append(head + ["kohtuniku parandus"] + [cells.get(f, "") for f in DEAL_FIELDS] +
+                        [" ".join(str(x) for x in final)])
     return _csv(rows)
 
 
@@ -88,9 +125,11 @@ def _cell(v):
     return v
 
 
-def standings_html(st, season_name=None):
+def standings_html(st, season_name=None, title=None, meta=None, headers=None):
+    """The printable page of standings (or, with title, meta and headers given, of a draw)."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("nakk_host", "templates"),
                              autoescape=jinja2.select_autoescape(("html",)))
+    given_title, given_meta = title, meta
     if season_name is not None:
         title = "Hooaeg %s: üldtulemus" % season_name
         meta = "%d etappi: %s" % (len(st["stages"]), ", ".join("%s (%s)" % (s["name"], s["date"] or "")
@@ -102,9 +141,14 @@ def standings_html(st, season_name=None):
         meta = " · ".join(x for x in (tt["date"], tt["place"], tt["ruleset"],
                                        "pärast %d. vooru / after round %d" % (st["round"], st["round"])) if x)
         pending = st["pending"]
+    order_text = st["order_text"]
+    if st.get("order"):
+        from nakk_host.hall.words import order_words
+        order_text = "%s / %s" % (order_words(st["order"], "et"), order_words(st["order"], "en"))
     return env.get_template("standings.html").render(
-        title=title, meta=meta, order_text=st["order_text"], columns=st["columns"], headers=HEADERS,
-        numeric=NUMERIC, rows=st["rows"], pending=pending,
+        title=given_title or title, meta=given_meta or meta, order_text=order_text, columns=st["columns"],
+        headers=dict(HEADERS, **(headers or {})), numeric=NUMERIC, rows=st["rows"], pending=pending,
+        pending_text=S.pending_text, status_word=_status,
         foot="Arvutatud iga partii sündmustest (nakk). Recomputed from every match's stored events.")
 
 

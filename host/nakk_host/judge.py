@@ -10,20 +10,27 @@ import sys
 from nakk import proto
 from nakk.sign import KEY_LEN, hmac_sha256
 
-DEFAULT_DB = "nakk.db"
-
 
 def _errors():
     from nakk_host.errors import CommandError
     return CommandError
 
 
-def _db(path, create=True):
+def _db(path, create=False):
+    """The judge's database through the one opener (store.open_db): a missing one is an error
+    unless this command begins one (create)."""
     from nakk_host import store
     try:
         return store.open_db(path, create=create)
     except store.StoreError as e:
         raise _errors()(str(e))
+
+
+def _db_option(p, note=None):
+    """--db, the same for every command: $NAKK_DB or ./nakk.db, shown as it is now."""
+    from nakk_host import store
+    p.add_argument("--db", default=store.default_db(), metavar="FILE",
+                   help="the judge's database (%s%s)" % (store.default_help(), "; " + note if note else ""))
 
 
 def _ports(urls):
@@ -37,7 +44,9 @@ def _ports(urls):
 
 def _console(stderr=False):
     from rich.console import Console
-    return Console(stderr=stderr, highlight=False)
+    # into a pipe or a file: lines as long as they need (nothing cut to fit 80 columns)
+    tty = (sys.stderr if stderr else sys.stdout).isatty()
+    return Console(stderr=stderr, highlight=False, width=None if tty else 160)
 
 
 # ---------------------------------------------------------------- sync
@@ -47,8 +56,8 @@ def run_sync(db, urls, as_json=False, timeout=None, out=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from nakk_host import device as D
     from nakk_host import sync as S
+    _db(db).close()                     # the database first: a wrong --db is said before any box is asked
     ports = _ports(urls)
-    _db(db).close()
     timeout = D.TIMEOUT if timeout is None else timeout
     show = not as_json and sys.stderr.isatty()
     if show:
@@ -107,7 +116,13 @@ def _rich_to(f):
     return Console(file=f, highlight=False, width=120)
 
 
+def _positive_timeout(args):
+    if args.timeout is not None and not args.timeout > 0:
+        raise _errors()("--timeout is a number of seconds above 0 (got %s)" % args.timeout, 2)
+
+
 def cmd_sync(args):
+    _positive_timeout(args)
     status, _ = run_sync(args.db, args.port, args.json, args.timeout)
     return status
 
@@ -118,7 +133,7 @@ def add_sync(sub):
                        "named, and for each, concurrently: pull its finished matches, check their signatures, "
                        "count them again with nakk.rules, store them (exactly once), and only then acknowledge "
                        "them so the box drops them.")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s; created if missing)")
+    _db_option(p)
     p.add_argument("--port", action="append", metavar="URL",
                    help="a box's port: a device path, socket://host:port, ... (repeat for more; default: every box found)")
     p.add_argument("--timeout", type=float, default=None, help="seconds to wait for a box's answer (default 3)")
@@ -129,15 +144,24 @@ def add_sync(sub):
 # ---------------------------------------------------------------- results
 
 def result_rows(conn):
+    """Every stored result as `nakk results` shows it: totals and winner after the judge's standing
+    corrections (as the standings count them), each correction named in `corrections`."""
+    from nakk_host import records as R
     from nakk_host import store
     rows = []
     names = {d["device_id"]: d["name"] for d in store.devices(conn)}
+    corr = R.result_corrections(conn)
     for r in store.results(conn):
         s = r["summary"]
+        cs = corr.get(r["result_id"], ())
+        totals, winner = s.get("final"), s.get("winner")
+        if cs and totals:
+            totals, winner = R.apply(totals, winner, cs)
         rows.append({"result_id": r["result_id"], "box": names.get(r["device_id"]) or r["device_id"] or r["source"],
                      "tournament": r["tournament"], "table": r["table_no"], "round": r["round_no"],
                      "room": r["room"], "ruleset": r["ruleset"], "sides": s.get("sides"),
-                     "totals": s.get("final"), "winner": s.get("winner"), "over": s.get("over"),
+                     "totals": totals, "winner": winner, "over": s.get("over"),
+                     "box_totals": s.get("final"), "corrections": R.note(cs),
                      "status": r["status"], "problems": r["problems"], "received_at": r["received_at"]})
     return rows
 
@@ -170,6 +194,8 @@ def print_results(rows, out=None):
         status = r["status"]
         if r["problems"]:
             status += ": " + "; ".join(r["problems"])
+        if r.get("corrections"):
+            status += "; " + r["corrections"]
         t.add_row(str(r["box"]), _s(r["table"]), _s(r["round"]), _s(r["ruleset"]), sides, totals,
                   _s(r["winner"]) if r["over"] else "not over", status)
     con.print(t)
@@ -183,7 +209,7 @@ def add_results(sub):
     p = sub.add_parser("results", help="list the results stored in the judge's database",
                        description="List the stored results: box, table, round, ruleset, sides, totals, winner, "
                        "and whether each was verified or flagged (with why).")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s)")
+    _db_option(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=cmd_results)
 
@@ -207,16 +233,35 @@ def default_judge():
 JUDGE_MAX = 40     # characters of the judge's name the box takes (nakk.link)
 
 
+def _check_db_for_pairing(db):
+    """Pairing may begin a database, but never in a file that is not one, nor where none can be made."""
+    import os
+    from nakk_host import store
+    try:
+        if not db or db == ":memory:":
+            raise store.StoreError("--db %r names no database file" % db)
+        if os.path.lexists(db):
+            store.check_db(db)
+        elif not os.path.isdir(os.path.dirname(os.path.abspath(db))):
+            raise store.StoreError("%s: no such folder for the database" % db)
+    except store.StoreError as e:
+        raise _errors()(str(e))
+
+
 def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
     """Pair the box at url with this judge: a fresh key, confirmed at the box by holding PREV and
     NEXT together while it shows the judge's name. A box this judge paired before is given the new
     key with the old one's consent; one paired with another judge refuses. Returns the hello."""
     import hashlib
+    import os
     from nakk_host import device as D
     from nakk_host import store
     E = _errors()
     who = (judge_name or default_judge())[:JUDGE_MAX]
-    conn = _db(db)
+    _check_db_for_pairing(db)
+    # pairing may be the first thing a judge does: a missing database is begun, but only once the
+    # box has said yes (a box that does not answer leaves no empty file behind)
+    conn = _db(db) if os.path.lexists(db) else None
     try:
         with D.Box(url) as box:
             h = box.hello()
@@ -224,7 +269,7 @@ def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
             nonce = secrets.token_hex(8)
             consent = None
             if h.get("paired"):
-                known = store.device(conn, str(h["device"]))
+                known = store.device(conn, str(h["device"])) if conn is not None else None
                 if known is None or known["key"] is None or known["fs_id"] != h.get("fs_id"):
                     raise E("not paired: the box is paired with another judge (%s); only that judge's "
                             "nakk pair, or the box's own reset, frees it (docs/security.md)" % h.get("judge", "?"))
@@ -239,16 +284,20 @@ def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
             import hmac
             if not hmac.compare_digest(want, bytes.fromhex(str(r.get("mac", "")))):
                 raise E("not paired: the box's answer is not signed with the new key")
+            if conn is None:
+                conn = _db(db, create=True)
             store.save_pairing(conn, h["device"], h["fs_id"], key, name)
             return h
     except D.DeviceError as e:
         raise E(str(e))
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
 
 
 def cmd_pair(args):
-    from nakk_host import device as D
+    _positive_timeout(args)
+    _check_db_for_pairing(args.db)      # a wrong --db is said before any box is asked
     if args.port:
         url = args.port
     else:
@@ -269,7 +318,7 @@ def add_pair(sub):
                        "changes until PREV and NEXT are held together at the box. A box paired with another judge "
                        "refuses (docs/security.md).")
     p.add_argument("--port", metavar="URL", help="the box's port (default: the only box found)")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database (default: %(default)s)")
+    _db_option(p, "created if missing")
     p.add_argument("--name", help="what the judge calls this box (e.g. 'laud 3')")
     p.add_argument("--judge", metavar="NAME", help="the judge's name the box shows and keeps (default: $NAKK_JUDGE, "
                    "else nakk@<this computer>)")
@@ -300,6 +349,7 @@ def diagnose(port, conn, timeout=None):
         d[k] = h.get(k)
     p = d["problems"]
     known = store.device(conn, str(h.get("device"))) if conn is not None else None
+    d["name"] = known["name"] if known else None     # what the judge called it at `nakk pair --name`
     if not h.get("paired"):
         p.append("not paired: run nakk pair")
     elif known is None:
@@ -330,38 +380,35 @@ def diagnose(port, conn, timeout=None):
 
 
 def cmd_doctor(args):
+    _positive_timeout(args)
     if args.hardware:
         from nakk_host import hwcheck   # the board itself, over the REPL of maintenance mode
         return hwcheck.cmd(args, _errors())
-    from nakk_host import store
-    ports = _ports(args.port)
-    conn = None
+    conn = _db(args.db)                 # the pairings it checks; a wrong --db is said before any box is asked
     try:
-        conn = store.open_db(args.db, create=False)
-    except store.StoreError:
-        conn = None
-    try:
+        ports = _ports(args.port)
         boxes = [diagnose(p, conn, args.timeout) for p in ports]
     finally:
-        if conn is not None:
-            conn.close()
+        conn.close()
     if args.json:
         print(json.dumps(boxes, indent=1))
     else:
         from rich.table import Table
         t = Table(title_justify="left")
-        for col in ("box", "firmware", "protocol", "filesystem", "paired", "unsynced", "free flash", "verdict"):
-            t.add_column(col)
+        for col in ("box", "name", "firmware", "protocol", "filesystem", "paired", "unsynced", "free flash", "verdict"):
+            # a box's id is never cut short with "…": it is what the judge compares with the label
+            t.add_column(col, overflow="fold", no_wrap=col in ("box", "filesystem"))
         con = _console()
         for b in boxes:
             free = "%d KB" % (b["free"] // 1024) if isinstance(b.get("free"), int) else "-"
-            t.add_row(_s(b.get("device") or b["port"]), _s(b.get("fw")), _s(b.get("proto")), _s(b.get("fs_id")),
+            t.add_row(_s(b.get("device") or b["port"]), _s(b.get("name")), _s(b.get("fw")), _s(b.get("proto")), _s(b.get("fs_id")),
                       {True: "yes", False: "no"}.get(b.get("paired"), "-"), _s(b.get("unsynced")), free,
                       "OK" if not b["problems"] else "see below")
         con.print(t)
         for b in boxes:
             for p in b["problems"]:
-                con.print("%s (%s): %s" % (b.get("device") or "box", b["port"], p), markup=False)
+                con.print("%s%s (%s): %s" % (b.get("device") or "box", " '%s'" % b["name"] if b.get("name") else "",
+                                             b["port"], p), markup=False)
     return 0 if all(not b["problems"] for b in boxes) else 1
 
 
@@ -370,7 +417,7 @@ def add_doctor(sub):
                        description="List every connected box (or the ports named): firmware and protocol version, "
                        "filesystem id, paired or not, unsynced results, free flash, and what is wrong, in words.")
     p.add_argument("--port", action="append", metavar="URL", help="a box's port (repeat; default: every box found)")
-    p.add_argument("--db", default=DEFAULT_DB, help="the judge's database, to check pairings (default: %(default)s)")
+    _db_option(p, "to check pairings; not needed with --hardware")
     p.add_argument("--timeout", type=float, help="seconds to wait for a box's answer (default 3)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--hardware", action="store_true",

@@ -111,6 +111,13 @@ def _next_no(conn, tid):
     return conn.execute("SELECT coalesce(max(no), 0) + 1 FROM entrants WHERE tournament_id=?", (tid,)).fetchone()[0]
 
 
+def _printable(text):
+    """Names go onto the boxes' screens and the hall's pages: no control characters (a NUL, a tab)."""
+    bad = [c for c in text if ord(c) < 32 or 0x7f <= ord(c) < 0xa0]
+    if bad:
+        raise TournamentError("%r holds a control character (%r): not a name" % (text, bad[0]))
+
+
 def add_many(conn, t, rows):
     """Register entrants (dicts name, club, players) in one transaction: all or none.
     Returns the new entrants. A duplicate (the same players, or name) is refused."""
@@ -119,7 +126,12 @@ def add_many(conn, t, rows):
     with conn:
         no = _next_no(conn, t["id"])
         for r in rows:
+            r["name"] = (r.get("name") or "").strip()
+            if not r["name"]:
+                raise TournamentError("a pair (team) needs a name")
             players = list(r.get("players") or [])
+            for text in [r["name"], r.get("club") or ""] + players:
+                _printable(text)
             if players and len(players) != PLAYERS[t["format"]]:
                 raise TournamentError("%s: %d players; a %s entrant has %d" % (
                     r["name"], len(players), t["format"], PLAYERS[t["format"]]))
@@ -161,23 +173,46 @@ def statuses(conn, tid):
     return out
 
 
+def barred_keys(conn, t):
+    """The keys (who they are) of the pairs disqualified in the season's previous stage: barred
+    from stage t (SM: "ei tohi järgmises etapis osaleda")."""
+    from nakk_host.tournament import previous_stage
+    prev = previous_stage(conn, t) if t.get("season_id") is not None else None
+    if prev is None:
+        return set()
+    dq = [eid for eid, s in statuses(conn, prev["id"]).items() if s == "disqualified"]
+    if not dq:
+        return set()
+    return set(r[0] for r in conn.execute(
+        "SELECT key FROM entrants WHERE id IN (%s)" % ",".join("?" * len(dq)), dq))
+
+
 def entrants(conn, t):
-    """Every entrant of tournament t, by number, as dicts (players decoded, status derived)."""
+    """Every entrant of tournament t, by number, as dicts (players decoded, status derived:
+    active, withdrawn, disqualified, or barred by a disqualification in the previous stage)."""
     st = statuses(conn, t["id"])
+    barred = barred_keys(conn, t)
     out = []
     for row in conn.execute("SELECT * FROM entrants WHERE tournament_id=? ORDER BY no", (t["id"],)):
         d = dict(row)
         d["players"] = json.loads(d["players"])
-        d["status"] = st.get(d["id"], "active")
+        d["status"] = st.get(d["id"]) or ("barred" if d["key"] in barred else "active")
         out.append(d)
     return out
 
 
 def find(conn, t, no):
     """An entrant by its number (or name); TournamentError if there is none."""
-    for e in entrants(conn, t):
-        if str(e["no"]) == str(no) or e["name"].casefold() == str(no).casefold():
+    every = entrants(conn, t)
+    for e in every:
+        if str(e["no"]) == str(no):
             return e
+    named = [e for e in every if e["name"].casefold() == str(no).casefold()]
+    if len(named) > 1:
+        raise TournamentError("%d pairs (teams) are called %s (numbers %s): give the number" % (
+            len(named), no, ", ".join(str(e["no"]) for e in named)))
+    if named:
+        return named[0]
     raise TournamentError("no pair or team %r in %s" % (no, t["code"]))
 
 
@@ -210,8 +245,13 @@ def rename(conn, t, no, name, by, why, players=None):
     name = " ".join(name.split())
     if not name:
         raise TournamentError("the new name is empty")
+    for text in [name] + list(players or []):
+        _printable(text)
     if players is not None and len(players) != PLAYERS[t["format"]]:
         raise TournamentError("a %s entrant has %d players" % (t["format"], PLAYERS[t["format"]]))
+    for other in entrants(conn, t):
+        if other["id"] != e["id"] and other["name"].casefold() == name.casefold():
+            raise TournamentError("no %d is called %s already: give another name" % (other["no"], other["name"]))
     with conn:
         record(conn, t, "rename", by, why, entrant=e,
                data={"from": e["name"], "to": name, "players": players if players is not None else e["players"]})

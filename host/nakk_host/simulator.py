@@ -311,6 +311,75 @@ def registered_simulators():
     return out
 
 
+def _claim_path(image):
+    return os.path.join(registry_dir(), "image-%s.json" % hashlib.sha1(
+        os.path.abspath(image).encode("utf-8", "surrogateescape")).hexdigest()[:16])
+
+
+def image_in_use(image):
+    """Who holds the flash image `image` (a dict: pid, image, and tty once registered), or None.
+    A claim whose process is gone is removed."""
+    p = _claim_path(image)
+    try:
+        with open(p, encoding="utf-8") as f:
+            entry = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(entry, dict) and isinstance(entry.get("pid"), int) and _alive(entry["pid"])) \
+            or entry["pid"] == os.getpid() and entry.get("token") not in _CLAIMS:
+        try:
+            os.remove(p)
+        except OSError:
+            pass
+        return None
+    for sim in registered_simulators():
+        if sim.get("image") == entry.get("image") and sim.get("pid") == entry["pid"]:
+            entry["tty"] = sim["path"]
+    return entry
+
+
+def in_use_error(image, entry):
+    return SimulatorError("the flash image %s is in use by a running simulator (process %d%s): a second one "
+                          "on it would mix two boxes' writes; stop that one first, or use another --image"
+                          % (image, entry["pid"], ", port %s" % entry["tty"] if entry.get("tty") else ""))
+
+
+_CLAIMS = set()                          # tokens of the claims this process holds
+
+
+def claim_image(image):
+    """Claim the flash image for this process (one simulator or writer on an image at a time);
+    returns the claim's path for release_image(). SimulatorError when another holds it."""
+    d = registry_dir()
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    p = _claim_path(image)
+    for _ in range(3):
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            entry = image_in_use(image)
+            if entry is not None:
+                raise in_use_error(image, entry)
+            continue                     # a stale claim, removed: try again
+        token = "%d-%f-%d" % (os.getpid(), time.time(), len(_CLAIMS))
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"pid": os.getpid(), "image": os.path.abspath(image), "token": token}, f)
+        _CLAIMS.add(token)
+        return p, token
+    raise SimulatorError("cannot claim the flash image %s (registry %s)" % (image, d))
+
+
+def release_image(claim):
+    if claim is None:
+        return
+    p, token = claim
+    _CLAIMS.discard(token)
+    try:
+        os.remove(p)
+    except OSError:
+        pass
+
+
 # ---------------------------------------------------------------- the simulator
 
 class Simulator:
@@ -325,8 +394,14 @@ class Simulator:
         if lang not in (None, "et", "en"):
             raise ValueError("lang must be et or en")
         try:
+            flashimage.check(image, fmt)
+        except flashimage.ImageError as e:
+            raise SimulatorError(str(e))
+        self._claim = claim_image(image)  # before anything is formatted: one simulator per image
+        try:
             flashimage.prepare(image, fmt)
         except flashimage.ImageError as e:
+            release_image(self._claim)
             raise SimulatorError(str(e))
         self.image = os.path.abspath(image)
         self.timeout = timeout
@@ -368,6 +443,7 @@ class Simulator:
                                          cwd=firmware_cwd(), start_new_session=True)
         except BaseException:
             self._close_fds()
+            release_image(self._claim)
             raise
         self._threads = [threading.Thread(target=self._read_stdout, daemon=True),
                          threading.Thread(target=self._read_stderr, daemon=True),
@@ -674,6 +750,8 @@ class Simulator:
                 pass
         self._unregister()
         self._close_fds()
+        release_image(self._claim)
+        self._claim = None
 
     def _close_fds(self):
         for name in ("_master", "_slave", "_wake_r", "_wake_w"):

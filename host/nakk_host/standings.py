@@ -27,6 +27,7 @@ import json
 from nakk.event import SIDES, EventError
 from nakk.teams import team_match
 
+from nakk_host import records as R
 from nakk_host import tournament as T
 from nakk_host.verify import recompute
 
@@ -71,13 +72,8 @@ def current_round(conn, tournament=None):
 # ---------------------------------------------------------------- results at their places
 
 def _records(conn, t, kinds):
-    q = "SELECT * FROM records WHERE tournament_id=? AND kind IN (%s) ORDER BY id" % ",".join("?" * len(kinds))
-    out = []
-    for r in conn.execute(q, (t["id"],) + tuple(kinds)):
-        d = dict(r)
-        d["data"] = json.loads(d["data"])
-        out.append(d)
-    return out
+    """The records of these kinds that stand (a deduction or correction voided later is left out)."""
+    return R.of(conn, t, kinds)
 
 
 def _placed_results(conn, t):
@@ -88,7 +84,8 @@ def _placed_results(conn, t):
     placed = {}
     for r in _records(conn, t, ("void", "place", "unvoid")):
         if r["kind"] == "void":
-            voided.add(r["result_id"])
+            if r["result_id"]:              # a void of a result; a void of a record names no result
+                voided.add(r["result_id"])
         elif r["kind"] == "unvoid":
             voided.discard(r["result_id"])
         else:
@@ -144,16 +141,8 @@ def _room_result(res, corrections, nsides):
     if "final" not in summary:
         return {"final": [0] * nsides, "winner": None, "ended": None, "problems": problems or ["no setup"],
                 "events": events}
-    final = list(summary["final"])
-    winner = None if summary["winner"] is None else SIDES.index(summary["winner"])
-    for c in corrections.get(res["result_id"], ()):
-        pts = c["data"].get("points")
-        if pts:
-            for i in range(min(len(pts), len(final))):
-                final[i] += pts[i]
-        if "winner" in c["data"]:
-            w = c["data"]["winner"]
-            winner = None if w is None else SIDES.index(w)
+    final, w = R.apply(summary["final"], summary["winner"], corrections.get(res["result_id"], ()))
+    winner = None if w is None else SIDES.index(w)
     if res["swap"]:
         final = final[::-1]
         winner = None if winner is None else 1 - winner
@@ -248,7 +237,10 @@ def _team_match(rn, tb, rooms, places, corr, assigned):
         res = places.get((rn, tb, room), [])
         st = _state(res, (rn, tb, room) in assigned)
         states.append(st)
-        m["rooms"].append({"room": room, "state": st, "result_ids": [x["result_id"] for x in res]})
+        drawn = rooms.get(room)
+        # who sits in the room: side A (NS) is the first team's pair 1, side B (EW) the other's pair 2
+        m["rooms"].append({"room": room, "state": st, "result_ids": [x["result_id"] for x in res],
+                           "entrants": [drawn["a"], drawn["b"]] if drawn else []})
         m["result_ids"] += [x["result_id"] for x in res]
         if len(res) > 1:
             m["problems"].append("room %d has %d results: void the wrong one" % (room, len(res)))
@@ -391,6 +383,13 @@ def _head(t):
             "format": t["format"], "rounds": t["rounds"], "season": t["season"], "settings": t["settings"]}
 
 
+def pending_text(p):
+    """A table not counted yet, in words: "round 1 table 2 (waiting)"; a Turniirisasku match says each
+    room's state ("room 1 verified, room 2 playing"), as one room may be in before the other."""
+    state = ", ".join("room %d %s" % (x["room"], x["state"]) for x in p.get("rooms") or ()) or p["state"]
+    return "round %d table %d (%s)" % (p["round"], p["table"], state)
+
+
 def order_text(order, fmt="stage"):
     """The order of criteria in words, printed with every table (Saare mäng counts nakks, the others points)."""
     text = ", then ".join(CRITERIA_TEXT[k] for k in order)
@@ -400,8 +399,9 @@ def order_text(order, fmt="stage"):
 def standings(conn, tournament=None, round_no=None):
     """The standings of a tournament after round round_no (default: everything in so far).
 
-    Returns {tournament, round, order, order_text, columns, rows, pending}: rows in
-    rank order, each with rank, no, name, club, players, status, played, wins,
+    Returns {tournament, round, order, order_text, columns, rows, pending, barred}: rows in
+    rank order (a disqualified entrant last, rank None; one barred from this stage only in
+    barred), each with rank, no, name, club, players, status, played, wins,
     draws, losses, byes, nakks, against, diff, points, mp, deductions; pending:
     the drawn tables up to that round whose result does not count yet (state and
     problems), so a table of standings never hides a missing result."""
@@ -410,63 +410,38 @@ def standings(conn, tournament=None, round_no=None):
     ents = _entrants(conn, t)
     rows = _tally(t, ms, ents, _deductions(conn, t, round_no))
     order = t["order_by"]
-    ranked = _rank(rows, order, ms)
-    pending = [{"round": m["round"], "table": m["table"], "state": m["state"], "problems": m["problems"]}
+    ranked, barred = _ranked(rows, order, ms)
+    pending = [{"round": m["round"], "table": m["table"], "state": m["state"], "problems": m["problems"],
+                "rooms": [{"room": x["room"], "state": x["state"]} for x in m.get("rooms", ())]}
                for m in ms if not m["counted"]]
     for r in ranked:
         r.pop("key", None)
     return {"tournament": _head(t), "round": round_no if round_no is not None else current_round(conn, t),
             "order": list(order), "order_text": order_text(order, t["format"]), "columns": COLUMNS[t["format"]],
-            "rows": ranked, "pending": pending}
+            "rows": ranked, "pending": pending, "barred": barred}
+
+
+UNRANKED = ("disqualified", "barred")
+
+
+def _ranked(rows, order, ms):
+    """(rows in rank order, barred): a disqualified entrant is not ranked (rank None, after the
+    field; its matches still count for its opponents); one barred from this stage by a
+    disqualification in the season's previous stage is not in the table at all (barred: [{no, name}])."""
+    field = {eid: r for eid, r in rows.items() if r["status"] not in UNRANKED}
+    out = _rank(field, order, ms)
+    for r in sorted((r for r in rows.values() if r["status"] == "disqualified"), key=lambda r: r["no"]):
+        r["rank"] = None
+        out.append(r)
+    barred = [{"no": r["no"], "name": r["name"]} for r in sorted(rows.values(), key=lambda r: r["no"])
+              if r["status"] == "barred"]
+    return out, barred
 
 
 def season(conn, season_name):
-    """A season's stages summed per entrant (by who they are, through renames): wins, nakks or
-    points, against, deductions and the number of stages, ranked by the latest stage's order.
-
-    Returns {season, stages: [tournament heads], order, order_text, columns, rows}; each row
-    also has `stages`: per stage {code, rank} (None where the entrant did not play)."""
-    sid = T.season_id(conn, season_name)
-    stages = T.all_tournaments(conn, sid)
-    if not stages:
-        return {"season": season_name, "stages": [], "order": [], "order_text": "", "columns": [], "rows": []}
-    fmt = stages[-1]["format"]
-    order = [k for k in stages[-1]["order_by"] if k != "h2h"]
-    total = {}
-    for i, t in enumerate(stages):
-        if t["format"] != fmt:
-            continue
-        ms = matches(conn, t)
-        ents = _entrants(conn, t)
-        rows = _tally(t, ms, ents, _deductions(conn, t))
-        ranked = _rank(rows, t["order_by"], ms)
-        for r in ranked:
-            s = total.get(r["key"])
-            if s is None:
-                s = _blank({"no": 0, "name": r["name"], "club": r["club"], "players": r["players"],
-                            "key": r["key"], "status": "active"})
-                s["stages"] = [None] * len(stages)
-                s["stages_played"] = 0
-                total[r["key"]] = s
-            s["name"], s["club"] = r["name"], r["club"]
-            for k in ("played", "wins", "draws", "losses", "byes", "nakks", "against", "points", "mp",
-                      "deductions"):
-                s[k] += r[k]
-            s["diff"] = s["nakks"] - s["against"]
-            s["stages"][i] = {"code": t["code"], "rank": r["rank"]}
-            s["stages_played"] += 1
-    keyed = {}
-    for n, (key, s) in enumerate(sorted(total.items())):
-        s["no"] = n + 1
-        keyed[key] = s
-    ranked = _rank(keyed, order)
-    for r in ranked:
-        r.pop("key", None)
-        r.pop("no", None)
-    cols = [c for c in COLUMNS[fmt] if c not in ("no",)]
-    cols.insert(cols.index("played"), "stages_played")
-    return {"season": season_name, "stages": [_head(t) for t in stages], "order": order,
-            "order_text": order_text(order, fmt), "columns": cols, "rows": ranked}
+    """A season's stages summed per entrant (season.py)."""
+    from nakk_host.season import season as of_season
+    return of_season(conn, season_name)
 
 
 def round_tables(conn, tournament=None, round_no=None):
@@ -482,9 +457,18 @@ def round_tables(conn, tournament=None, round_no=None):
             continue
         sides = [{"no": ents[e]["no"], "name": ents[e]["name"], "players": ents[e]["players"]}
                  for e in m["entrants"]]
+        rooms = []
+        for x in m.get("rooms", ()):
+            # Turniirisasku: which pair of which team sits in the room (side A: pair 1, side B: pair 2)
+            pairs = []
+            for i, e in enumerate(x.get("entrants", ())):
+                players = ents[e]["players"][0:2] if i == 0 else ents[e]["players"][2:4]
+                pairs.append({"no": ents[e]["no"], "team": ents[e]["name"], "pair": i + 1,
+                              "name": "%s %d" % (ents[e]["name"], i + 1), "players": players})
+            rooms.append({"room": x["room"], "state": x["state"], "result_ids": x["result_ids"], "sides": pairs})
         tables.append({"table": m["table"], "state": m["state"], "bye": m["bye"], "sides": sides,
                        "final": m["final"], "winner": None if m["winner"] is None else ents[m["winner"]]["no"],
-                       "problems": m["problems"], "result_ids": m["result_ids"], "rooms": m.get("rooms", [])})
+                       "problems": m["problems"], "result_ids": m["result_ids"], "rooms": rooms})
     return {"tournament": _head(t), "round": round_no, "tables": tables}
 
 

@@ -159,16 +159,107 @@ def now():
     return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def open_db(path="nakk.db", create=True):
-    """Open (and migrate) the judge's database. Raises StoreError in plain words."""
-    exists = os.path.exists(path)
-    if not exists and not create:
-        raise StoreError("%s: no such database (run `nakk sync` first, or name it with --db)" % path)
-    if exists:
+def default_db():
+    """The database every command uses unless --db names another: $NAKK_DB, else nakk.db here."""
+    return os.environ.get("NAKK_DB") or "nakk.db"
+
+
+def default_help():
+    """The --db default in words, as it is right now (for every command's --help)."""
+    env = os.environ.get("NAKK_DB")
+    if env:
+        return "default: %s, from $NAKK_DB" % env
+    return "default: nakk.db in the current folder, or $NAKK_DB"
+
+
+# What each schema version has: a file whose tables lack them is not a Nakk database.
+_TABLES = {1: {"devices", "results", "alarms"},
+           2: {"seasons", "tournaments", "entrants", "rounds", "draw", "assignments", "records"}}
+
+
+def _read_only_look(path, immutable):
+    """(user_version, table names) of an SQLite file after SQLite's quick_check, read-only.
+    immutable (no write-ahead log waits beside it): SQLite then makes no -wal/-shm file either."""
+    from urllib.parse import quote
+    try:
+        ro = sqlite3.connect("file:%s?mode=ro%s" % (quote(os.path.abspath(path)), "&immutable=1" if immutable else ""),
+                             uri=True, timeout=10)
+    except sqlite3.Error as e:
+        raise StoreError("cannot read %s: %s" % (path, e))
+    try:
+        ok = ro.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if ok != "ok":
+            ok = " ".join(ok.replace("*** in database main ***", "").split())     # SQLite's words, one line
+            raise StoreError("%s is damaged (%s): the judge's tool will not write into it" % (path, ok))
+        have = ro.execute("PRAGMA user_version").fetchone()[0]
+        tables = set(r[0] for r in ro.execute("SELECT name FROM sqlite_master WHERE type='table'"))
+    except sqlite3.DatabaseError as e:
+        if "locked" in str(e) or "busy" in str(e):
+            raise StoreError("%s is in use by another program (%s); try again" % (path, e))
+        raise StoreError("%s is damaged (%s): the judge's tool will not write into it"
+                         % (path, " ".join(str(e).split())))
+    finally:
+        ro.close()
+    return have, tables
+
+
+def check_db(path):
+    """Refuse a file that is not a whole Nakk database before anything writes to it (no pragma,
+    no migration, no WAL switch): an empty file, a file that is not SQLite, a damaged one,
+    another application's SQLite file, a newer schema. Read-only; raises StoreError."""
+    try:
         with open(path, "rb") as f:
-            head = f.read(16)
-        if head and head != b"SQLite format 3\x00":
-            raise StoreError("%s is not a Nakk database (it is not an SQLite file); name another with --db" % path)
+            head = f.read(100)
+    except IsADirectoryError:
+        raise StoreError("%s is a folder, not a Nakk database; name the database file with --db" % path)
+    except OSError as e:
+        raise StoreError("cannot read %s: %s" % (path, e.strerror or e))
+    if not head:
+        raise StoreError("%s is an empty file, not a Nakk database; remove it or name another with --db" % path)
+    if head[:16] != b"SQLite format 3\x00":
+        raise StoreError("%s is not a Nakk database (it is not an SQLite file); name another with --db" % path)
+    if len(head) < 100:
+        raise StoreError("%s is damaged (cut short): not a Nakk database any more" % path)
+    try:
+        have, tables = _read_only_look(path, immutable=not os.path.exists(path + "-wal"))
+    except StoreError:
+        if not os.path.exists(path + "-wal"):
+            raise
+        # a writer began (its log is there now) while we looked without locks: look again, with them
+        have, tables = _read_only_look(path, immutable=False)
+    if have > SCHEMA_VERSION:
+        raise StoreError("%s was written by a newer nakk (schema %d, this one knows %d): update nakk"
+                         % (path, have, SCHEMA_VERSION))
+    want = set()
+    for v in range(1, have + 1):
+        want |= _TABLES.get(v, set())
+    if (have == 0 and tables) or not want <= tables:
+        raise StoreError("%s is an SQLite file of something else, not a Nakk database" % path)
+    if have == 0:
+        raise StoreError("%s is an SQLite file with nothing in it, not a Nakk database; remove it or name "
+                         "another with --db" % path)
+
+
+def open_db(path=None, create=True):
+    """Open (and migrate) the judge's database; the one opener of every command.
+
+    create: a missing file becomes a new database (only the commands that begin one: `nakk
+    tournament new`, `nakk pair`); otherwise a missing file is an error. An existing file is
+    checked read-only first (check_db), so a file that is not a Nakk database is never touched.
+    Raises StoreError in plain words."""
+    if path is None:
+        path = default_db()
+    if not path or path == ":memory:":
+        raise StoreError("--db %r names no database file" % path)     # SQLite would make a throwaway one
+    exists = os.path.lexists(path)
+    if not exists and not create:
+        raise StoreError("%s: no such database (`nakk tournament new` or `nakk pair` begins one; name "
+                         "another with --db or $NAKK_DB)" % path)
+    if exists:
+        check_db(path)
+    elif not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise StoreError("cannot make the database %s: there is no folder %s"
+                         % (path, os.path.dirname(os.path.abspath(path))))
     try:
         conn = sqlite3.connect(path, timeout=10)
         conn.row_factory = sqlite3.Row

@@ -55,6 +55,16 @@ def create(conn, name, ruleset, fmt, rounds, date=None, place=None, settings=Non
         raise TournamentError(str(e.args[0]))
     except EventError as e:
         raise TournamentError("%s%s" % ((e.field + ": ") if e.field else "settings: ", e.reason))
+    if not name or not name.strip():
+        raise TournamentError("a tournament needs a name")
+    if date is not None:
+        import datetime
+        try:
+            datetime.date.fromisoformat(date)
+        except ValueError:
+            raise TournamentError("--date %r is not a date: YYYY-MM-DD, e.g. 2026-12-05" % date)
+    if code is not None and not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$", code):
+        raise TournamentError("--code %r: letters, digits, . _ - (at most 40), as the boxes carry it" % code)
     if rounds < 1:
         raise TournamentError("a tournament has at least one round")
     if fmt == "teams":

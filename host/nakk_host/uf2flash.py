@@ -204,9 +204,9 @@ def hello(port, timeout=5):
         return None
 
 
-def to_bootloader(port, say):
+def to_bootloader(port, say, db=None):
     """Maintenance mode through the link, the .mpy files of an earlier nakk flash removed, machine.bootloader()."""
-    box, _probe = F._connect(port, say)
+    box, _probe = F._connect(port, say, db)   # a paired box: the repl signed with its key from db
     try:
         man = F.read_manifest(box)
         gone = 0
@@ -254,8 +254,9 @@ def verify(port, info, timeout_s):
     return last
 
 
-def install(path, port=None, say=print, drive_wait_s=None, restart_s=None):
-    """The whole of `nakk flash --uf2`: a dict of what was done."""
+def install(path, port=None, say=print, drive_wait_s=None, restart_s=None, db=None):
+    """The whole of `nakk flash --uf2`: a dict of what was done. db: the judge's database, whose key
+    signs a paired box's maintenance request."""
     t0 = time.monotonic()
     info = read_uf2(path)
     drive_wait_s = DRIVE_WAIT_S if drive_wait_s is None else drive_wait_s
@@ -281,7 +282,7 @@ def install(path, port=None, say=print, drive_wait_s=None, restart_s=None):
                 say("the box runs firmware %s (build %s); %d result%s waiting for the judge stay on it"
                     % (before.get("fw"), before.get("build"), before.get("unsynced", 0),
                        "" if before.get("unsynced", 0) == 1 else "s"))
-            to_bootloader(p, say)
+            to_bootloader(p, say, db)
     drive = wait_drive(drive_wait_s)
     say("copying onto %s" % drive)
     copy_to_drive(info, drive)

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from nakk_host.hall.feed import ChangeFeed
 from nakk_host.hall.pages import Pages
 from nakk_host.hall.query import Checked, value
-from nakk_host.hall.words import COLUMNS, NARROW_HIDDEN, order_words, word
+from nakk_host.hall.words import COLUMNS, NARROW_HIDDEN, order_words, status_word, word
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAFE_METHODS = ("GET", "HEAD")
@@ -133,6 +133,7 @@ class Hall:
             lang=lang, L=1 if lang == "en" else 0, w=lambda k: word(k, lang), url=url,
             col=lambda k: COLUMNS.get(k, (k, k))[1 if lang == "en" else 0], narrow_hidden=NARROW_HIDDEN,
             order_words=lambda order: order_words(order, lang),
+            status_word=lambda st: status_word(st, lang),
             other_lang_url=request.url.path + ("?" + urlencode(other) if other else ""),
             since=self.feed.event_id(version), path=request.url.path,
             now=time.strftime("%H:%M"), page_seconds=self.page_seconds)

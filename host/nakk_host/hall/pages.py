@@ -7,6 +7,7 @@ event bytes (hall.deals), never from the stored summary.
 
 import json
 
+from nakk_host import records as R
 from nakk_host import standings as S
 from nakk_host import tournament as T
 from nakk_host.hall import deals
@@ -21,6 +22,18 @@ _OPTIONAL = ("club", "byes", "draws", "deductions")
 def shown_columns(table):
     rows = table.get("rows") or []
     return [c for c in table.get("columns", []) if c not in _OPTIONAL or any(r.get(c) for r in rows)]
+
+
+def _corrected(d, summary, corrections):
+    """The score a result counts for, as every view shows it: d["final"], d["winner"] after the
+    judge's standing corrections (the box's own in summary), and d["corrections"] to name them."""
+    final, winner = summary.get("final") or [], summary.get("winner")
+    if corrections and final:
+        final, winner = R.apply(final, winner, corrections)
+    d["final"], d["winner"] = final, winner
+    d["corrections"] = [{"record": c["id"], "by": c["by_whom"], "why": c["why"], "text": R.text(c["data"]),
+                         "points": c["data"].get("points"), "winner": c["data"].get("winner", False)}
+                        for c in corrections]
 
 
 class Pages:
@@ -42,6 +55,7 @@ class Pages:
             rows = conn.execute(
                 "SELECT result_id, status, ruleset, tournament, table_no, round_no, room, summary, received_at "
                 "FROM results ORDER BY id DESC").fetchall()
+            corr = R.result_corrections(conn)
         finally:
             conn.close()
         out = []
@@ -52,6 +66,7 @@ class Pages:
             except ValueError:
                 d["summary"] = {}
             d["title"] = titles.get(d["ruleset"], (d["ruleset"] or "?", d["ruleset"] or "?"))
+            _corrected(d, d["summary"], corr.get(d["result_id"], ()))
             out.append(d)
         return out
 
@@ -60,6 +75,7 @@ class Pages:
         conn = self._conn()
         try:
             row = conn.execute("SELECT * FROM results WHERE result_id=?", (result_id,)).fetchone()
+            corr = R.result_corrections(conn, (result_id,)).get(result_id, ())
             name = None
             if row is not None and row["tournament"]:
                 t = conn.execute("SELECT name FROM tournaments WHERE code=?", (row["tournament"],)).fetchone()
@@ -76,6 +92,7 @@ class Pages:
             d["problems"] = []
         d["match"] = deals.describe(d["events"])
         del d["events"]
+        _corrected(d, d["match"]["summary"], corr)
         return d
 
     # ------------------------------------------------------------ the tournament (nakk_host.standings)

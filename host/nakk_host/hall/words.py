@@ -13,7 +13,7 @@ WORDS = {
     "offline": ("ühendus katkes, ootan…", "connection lost, waiting…"),
     "round": ("Voor", "Round"),
     "table": ("Laud", "Table"),
-    "room": ("Ruum", "Room"),
+    "room": ("Tuba", "Room"),
     "place": ("Koht", "Place"),
     "name": ("Nimi", "Name"),
     "points": ("Punktid", "Points"),
@@ -65,7 +65,24 @@ WORDS = {
     "bye": ("vaba voor", "bye"),
     "result_link": ("partii", "match"),
     "then": ("siis", "then"),
+    "corrected": ("kohtuniku parandusega", "as corrected by the judge"),
+    "correction": ("Kohtuniku parandus", "The judge's correction"),
+    "box_final": ("Kasti lõpptulemus", "The box's final score"),
+    "record": ("kanne", "record"),
 }
+
+# An entrant's status (players.entrants), as every page and export says it.
+STATUS = {
+    "active": ("osaleb", "active"), "withdrawn": ("loobus", "withdrawn"),
+    "disqualified": ("diskvalifitseeritud", "disqualified"),
+    "barred": ("ei osale (diskvalifitseeriti eelmises etapis)", "barred (disqualified in the previous stage)"),
+}
+
+
+def status_word(status, lang):
+    pair = STATUS.get(status)
+    return status if pair is None else pair[1] if lang == "en" else pair[0]
+
 
 # Standings columns (nakk_host.standings COLUMNS) and tie-break criteria, (et, en).
 COLUMNS = {

@@ -1,0 +1,278 @@
+"""The judge's numbers on the command line: standings, deduct, disqualify, correct, void, history, export.
+
+One small function and parser per command, as in cli_judge.py (whose helpers
+these share); the work is in standings.py, acts.py and export.py.
+"""
+
+import json
+import os
+
+from nakk_host import standings as S
+from nakk_host.cli_judge import _common, _db, _fail, _guard, _need_who, _print_table, _tour, _who
+
+
+# ---------------------------------------------------------------- standings
+
+@_guard
+def cmd_standings(args):
+    conn = _db(args)
+    if args.season is not None:
+        name, st = _season(conn, args)
+        if args.json:
+            print(json.dumps(st, ensure_ascii=False, indent=1))
+            return 0
+        cols = st["columns"]
+        _print_table("Season %s: %d stages" % (name, len(st["stages"])), cols,
+                     [[r[c] for c in cols] for r in st["rows"]], caption="order: " + st["order_text"])
+        return 0
+    t = _tour(conn, args)
+    if args.round is not None:
+        last = S.current_round(conn, t)
+        if not 1 <= args.round <= last:
+            _fail("--round %d: %s" % (args.round, "no round is drawn yet" if not last else
+                                      "the rounds drawn are 1%s" % ("-%d" % last if last > 1 else "")), 2)
+    st = S.standings(conn, t, args.round)
+    if args.json:
+        print(json.dumps(st, ensure_ascii=False, indent=1))
+        return 0
+    print_standings(conn, t, st)
+    return 0
+
+
+def _season(conn, args):
+    """The season --season names (or this tournament's) and its standings."""
+    name = args.season or _tour(conn, args)["season"]
+    if not name:
+        _fail("this tournament is in no season: --season NAME")
+    return name, S.season(conn, name)
+
+
+def print_standings(conn, t, st=None):
+    """The standings table as `nakk standings` prints it (nakk demo prints it too)."""
+    if st is None:
+        st = S.standings(conn, t)
+    cols = st["columns"]
+    rows = [[r[c] for c in cols] + ([r["status"]] if r["status"] != "active" else [""]) for r in st["rows"]]
+    cap = "order: " + st["order_text"]
+    if st.get("barred"):
+        cap += "\nnot in this stage: " + ", ".join("no %d %s" % (b["no"], b["name"]) for b in st["barred"]) + \
+            " (barred: disqualified in the season's previous stage)"
+    if st["pending"]:
+        cap += "\nnot counted yet: " + ", ".join(S.pending_text(p) for p in st["pending"])
+    _print_table("%s after round %d" % (t["name"], st["round"]), cols + ["status"], rows, caption=cap)
+    un = S.unplaced(conn, t) + S.unassigned_results(conn)
+    if un:
+        # a box that played a match nobody assigned (or at a table not drawn): the judge places it
+        print("results to place (nakk correct RESULT --place ROUND TABLE [--swap]): " +
+              ", ".join("%s (%s, round %s table %s)" % (
+                  u["result_id"], (u["tournament"] or "no tournament") if "tournament" in u else t["code"],
+                  u["round"], u["table"]) for u in un))
+
+
+def add_standings(sub):
+    p = sub.add_parser("standings", help="the standings, recomputed from every stored match's events",
+                       description="Print the standings recomputed from the stored events, the judge's corrections "
+                       "and deductions; the order of criteria is printed with the table.")
+    p.add_argument("--round", type=int, help="after round N")
+    p.add_argument("--season", nargs="?", const="", metavar="NAME", help="the season's standings (default: this "
+                   "tournament's season)")
+    p.add_argument("--json", action="store_true", help="one JSON object (the API the hall page reads)")
+    _common(p)
+    p.set_defaults(func=cmd_standings)
+
+
+# ---------------------------------------------------------------- deduct, disqualify, correct, history
+
+@_guard
+def cmd_deduct(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    e, pts = J.deduct(conn, t, args.no, args.by, args.why, args.points)
+    print("no %d %s: %d deducted from the overall result (record %d; `nakk void %d` withdraws it)"
+          % (e["no"], e["name"], pts, _last_record(conn), _last_record(conn)))
+    return 0
+
+
+def _last_record(conn):
+    return conn.execute("SELECT max(id) FROM records").fetchone()[0]
+
+
+def add_deduct(sub):
+    p = sub.add_parser("deduct", help="deduct points from a pair's overall result (noise: 4 at the second warning)",
+                       description="Deduct points from a pair's (team's) overall result, from the current round on: "
+                       "the ruleset's noise_deduction (4, at the second warning) unless --points says otherwise. "
+                       "A new record with who and why; `nakk void RECORD` withdraws it.")
+    p.add_argument("no", help="the pair's (team's) number")
+    p.add_argument("--points", type=int, help="points to deduct (default: the ruleset's noise_deduction, 4)")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_deduct)
+
+
+@_guard
+def cmd_disqualify(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    e = J.disqualify(conn, t, args.no, args.by, args.why)
+    print("no %d %s: disqualified (left out of later draws; barred from the season's next stage)"
+          % (e["no"], e["name"]))
+    return 0
+
+
+def add_disqualify(sub):
+    p = sub.add_parser("disqualify", help="remove a pair: out of the later draws and the season's next stage",
+                       description="Disqualify a pair (team): its matches played stay, it is left out of this "
+                       "tournament's later draws and ranked after the field, and barred from the season's next "
+                       "stage. A new record with who and why.")
+    p.add_argument("no", help="the pair's (team's) number")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_disqualify)
+
+
+@_guard
+def cmd_correct(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    if sum(bool(x) for x in (args.void, args.place, args.points is not None or args.winner is not None)) > 1:
+        _fail("one change at a time: --void, --place, or --points/--winner", 2)
+    if args.swap and not args.place:
+        _fail("--swap goes with --place", 2)
+    if args.void:
+        J.void(conn, t, args.result, args.by, args.why)
+        print("%s is left out of the standings (its events stay stored)" % args.result)
+        return 0
+    if args.place:
+        J.place(conn, t, args.result, args.place[0], args.place[1], args.by, args.why, args.room or 0, args.swap)
+        print("%s placed at round %d table %d" % (args.result, args.place[0], args.place[1]))
+        return 0
+    winner = False
+    if args.winner is not None:
+        winner = None if args.winner.lower() == "none" else args.winner.upper()
+    data = J.correct(conn, t, args.result, args.by, args.why, args.points, winner)
+    print("%s corrected: %s (record %d; `nakk void %d` withdraws it)" % (args.result, J._corr_text(data),
+                                                                       _last_record(conn), _last_record(conn)))
+    return 0
+
+
+def add_correct(sub):
+    p = sub.add_parser("correct", help="correct a result with who and why (a new record, never an edit)",
+                       description="Correct a stored result without touching its events: --points per side, "
+                       "--winner, --void (leave it out), or --place ROUND TABLE (a box's match nobody assigned).")
+    p.add_argument("result", help="result id (nakk history or nakk standings --json show them)")
+    p.add_argument("--points", type=int, nargs="+", metavar="N", help="points to add per side, e.g. 0 -2")
+    p.add_argument("--winner", help="A, B, C or none")
+    p.add_argument("--void", action="store_true")
+    p.add_argument("--place", type=int, nargs=2, metavar=("ROUND", "TABLE"))
+    p.add_argument("--room", type=int)
+    p.add_argument("--swap", action="store_true", help="with --place: the box's side A is the draw's second pair")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_correct)
+
+
+@_guard
+def cmd_void(args):
+    from nakk_host import acts as J
+    _need_who(args)
+    conn = _db(args)
+    t = _tour(conn, args)
+    if args.what.isdigit():
+        old = J.void_record(conn, t, int(args.what), args.by, args.why)
+        print("record %d (%s) voided by record %d: it no longer counts; nakk history shows both"
+              % (old["id"], {"deduct": "a deduction of %s from no %s" % (
+                  old["points"], _entrant_no(conn, old["entrant_id"])),
+                  "correct": "a correction of %s" % old["result_id"]}[old["kind"]], _last_record(conn)))
+        return 0
+    J.void(conn, t, args.what, args.by, args.why)
+    print("%s is left out of the standings (its events stay stored)" % args.what)
+    return 0
+
+
+def _entrant_no(conn, eid):
+    row = conn.execute("SELECT no FROM entrants WHERE id=?", (eid,)).fetchone()
+    return row[0] if row else "?"
+
+
+def add_void(sub):
+    p = sub.add_parser("void", help="withdraw a deduction or a correction (a new record; history shows both), or a result",
+                       description="Withdraw one of the judge's deductions or corrections, by its record number "
+                       "(`nakk history` shows them; deduct and correct print it): a new record with who and why "
+                       "voids the earlier one, which stays in the history beside it, and every view of the "
+                       "standings counts without it. Given a result id instead, leaves that result out (as "
+                       "`nakk correct RESULT --void`).")
+    p.add_argument("what", metavar="RECORD|RESULT", help="a record number, or a result id")
+    _who(p)
+    _common(p)
+    p.set_defaults(func=cmd_void)
+
+
+@_guard
+def cmd_history(args):
+    from nakk_host import acts as J
+    conn = _db(args)
+    t = _tour(conn, args)
+    lines = J.history(conn, t, args.no)
+    if args.json:
+        print(json.dumps(lines, ensure_ascii=False, indent=1))
+        return 0
+    rows = [[x.get("at", "") or "", x["text"], x["by"], x["why"]] for x in lines]
+    title = "%s: history of no %s" % (t["name"], args.no) if args.no else "%s: the judge's records" % t["name"]
+    _print_table(title, ["when", "what", "by", "why"], rows)
+    return 0
+
+
+def add_history(sub):
+    p = sub.add_parser("history", help="why every number is what it is: matches, corrections, deductions, who and why",
+                       description="Why every number is what it is. For a pair (team): each match with what it "
+                       "counts for and its result id, the corrections of it, deductions, status changes and "
+                       "renames with who and why, then its line of the standings. Without a number: every record "
+                       "of the judge in order.")
+    p.add_argument("no", nargs="?", help="a pair's (team's) number; without it: every record of the judge")
+    p.add_argument("--json", action="store_true")
+    _common(p)
+    p.set_defaults(func=cmd_history)
+
+
+# ---------------------------------------------------------------- export
+
+@_guard
+def cmd_export(args):
+    from nakk_host import export as X
+    from nakk_host import textfile
+    conn = _db(args)
+    textfile.output_dir(args.out)
+    if args.season is not None:
+        name, st = _season(conn, args)
+        os.makedirs(args.out, exist_ok=True)
+        for fn in ("season.csv", "season.html"):
+            if os.path.exists(os.path.join(args.out, fn)) and not args.force:
+                _fail("%s exists; give another --out or --force" % os.path.join(args.out, fn))
+        a = X.write(os.path.join(args.out, "season.csv"), X.standings_csv(st), True, bom=True)
+        b = X.write(os.path.join(args.out, "season.html"), X.standings_html(st, name), True)
+        print("\n".join((a, b)))
+        return 0
+    t = _tour(conn, args)
+    for path in X.export_all(conn, t, args.out, args.force):
+        print(path)
+    return 0
+
+
+def add_export(sub):
+    p = sub.add_parser("export", help="CSV for spreadsheets (standings, matches, deals) and a printable standings page",
+                       description="Write standings.csv, matches.csv and deals.csv (UTF-8 with a BOM, `;` "
+                       "separated) and standings.html (print CSS, A4) into --out; --season: the season's.")
+    p.add_argument("--out", default=".", help="directory (default: the current one)")
+    p.add_argument("--season", nargs="?", const="", metavar="NAME")
+    p.add_argument("--force", action="store_true", help="overwrite existing files")
+    _common(p)
+    p.set_defaults(func=cmd_export)
+
+
+COMMANDS = (add_standings, add_deduct, add_disqualify, add_correct, add_void, add_history, add_export)
