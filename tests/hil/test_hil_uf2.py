@@ -7,6 +7,7 @@ writes it, and the Pico writing the copied UF2 to flash and rebooting is the emu
 file on the same saved flash image. The two UF2s are nakk build's: firmware/ (v1) and a copy of it with
 another version (v2). Without the toolchain or the MicroPython archives: "UF2 NOT RUN".
 """
+import json
 import os
 import secrets
 
@@ -114,7 +115,7 @@ def test_a_full_box_updated_from_uf2_v1_to_v2_keeps_and_syncs_every_result(picoe
         assert emu.flash_stats()["wdt_triggers"] == 0
     finally:
         emu.stop()
-    assert rep.ok() and len(rep.new) == FULL, rep.to_json()
+    assert rep.ok() and len(rep.new) == FULL, json.dumps(rep.to_json())
     conn = store.open_db(db)
     got = store.results(conn)
     conn.close()
