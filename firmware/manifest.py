@@ -1,4 +1,4 @@
-# manifest.py: freeze nakk and its dependencies into a MicroPython image for the Pico (README, "A frozen image").
+# manifest.py: freeze nakk and its dependencies into a MicroPython image for the Pico (README, "The UF2"; nakk build adds boot.py, main.py and the build line).
 #
 #   make -C ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=/path/to/nakk/firmware/manifest.py
 #

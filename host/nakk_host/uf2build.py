@@ -135,12 +135,15 @@ def _tool_versions():
 
 # ---------------------------------------------------------------- the sources
 
-def _unpack(archive, dest, log):
+def _unpack(archive, dest):
     """Unpack one archive into dest (its top folder's contents), atomically."""
     tmp = tempfile.mkdtemp(dir=os.path.dirname(dest), prefix=".unpack-")
     try:
         with tarfile.open(archive) as t:
-            t.extractall(tmp, filter="tar") if hasattr(tarfile, "data_filter") else t.extractall(tmp)
+            if hasattr(tarfile, "data_filter"):      # Python 3.11.4+: no links or paths out of tmp
+                t.extractall(tmp, filter="tar")
+            else:
+                t.extractall(tmp)
         [top] = os.listdir(tmp)
         os.rename(os.path.join(tmp, top), dest)
     finally:
@@ -162,13 +165,12 @@ def _git_tree(url, tag, commit, dest, log, submodules=False):
         if submodules:
             _run(["make", "-C", os.path.join(work, "ports", "rp2"), "BOARD=" + BOARD, "submodules"], log,
                  what="make submodules")
-        for d, dirs, files in os.walk(work):
-            for n in (".git",):
-                if n in dirs:
-                    dirs.remove(n)
-                    shutil.rmtree(os.path.join(d, n))
-                if n in files:
-                    os.remove(os.path.join(d, n))
+        for d, dirs, files in os.walk(work):        # .git folders, and the submodules' .git files
+            if ".git" in dirs:
+                dirs.remove(".git")
+                shutil.rmtree(os.path.join(d, ".git"))
+            if ".git" in files:
+                os.remove(os.path.join(d, ".git"))
         os.rename(work, dest)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -192,9 +194,9 @@ def sources(cache=None, src=None, log=None, say=print):
                 raise Uf2BuildError("%s is not the pinned archive (sha256 %s expected)" % (p, sha))
         say("unpacking MicroPython %s and picotool %s from %s" % (MICROPYTHON_TAG, PICOTOOL_TAG, src))
         if not os.path.isdir(mp):
-            _unpack(os.path.join(src, "micropython-v1.28.0-rp2.tar.xz"), mp, log)
+            _unpack(os.path.join(src, "micropython-v1.28.0-rp2.tar.xz"), mp)
         if not os.path.isdir(pt):
-            _unpack(os.path.join(src, "picotool-2.2.0.tar.xz"), pt, log)
+            _unpack(os.path.join(src, "picotool-2.2.0.tar.xz"), pt)
     else:
         say("fetching MicroPython %s and picotool %s with git" % (MICROPYTHON_TAG, PICOTOOL_TAG))
         if not os.path.isdir(mp):

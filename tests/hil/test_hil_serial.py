@@ -36,8 +36,10 @@ def ref(tmp_path_factory, picoemu):
 def test_ok_held_at_power_on_gives_mpremote_the_repl(boot, fw_image):
     emu = boot(image=fw_image, hold=("OK",))
     emu.wait_until_us(DTR_US)
-    r = mpremote(emu.serial_url, "exec", "import sys, os; print(sys.implementation._machine); "
-                 "print('main' in os.listdir('/') or 'main.py' in os.listdir('/'))")
+    # the app is there (main.py on the filesystem, or frozen into the UF2 with nakk_build), and not running
+    r = mpremote(emu.serial_url, "exec", "import sys, os; print(sys.implementation._machine)\n"
+                 "try:\n    import nakk_build\n    print(True)\nexcept ImportError:\n"
+                 "    print('main.py' in os.listdir('/'))")
     assert r.returncode == 0, r.stderr
     assert "RP2040" in r.stdout and "True" in r.stdout
     # no app: the display was never initialised, and no watchdog bites however long we wait
