@@ -173,7 +173,8 @@ def wait_drive(timeout_s, say=None):
                                "Raspberry Pi Pico (RP2040)" % (drives[0][0], drives[0][1] or "board it does not name"))
         if time.monotonic() >= end:
             raise F.FlashError("no RPI-RP2 drive appeared within %d s: hold the Pico's BOOTSEL button while "
-                               "plugging it in, then run nakk flash --uf2 again" % timeout_s)
+                               "plugging it in, then run nakk flash --uf2 again (where USB drives are not mounted "
+                               "by themselves, mount it and name its folder in NAKK_UF2_DRIVES)" % timeout_s)
         time.sleep(0.5)
 
 
