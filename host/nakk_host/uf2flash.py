@@ -197,12 +197,7 @@ def copy_to_drive(info, drive):
 
 def hello(port, timeout=5):
     """The box's hello over the link, or None when no app answers (a blank Pico, maintenance mode)."""
-    from nakk_host import device as D
-    try:
-        with D.Box(port, timeout=timeout) as b:
-            return b.hello()
-    except Exception:
-        return None
+    return F.app_hello(port, timeout)
 
 
 def to_bootloader(port, say):
