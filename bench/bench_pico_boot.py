@@ -16,7 +16,9 @@ time. Exits non-zero when a box does not boot or does not answer.
 With --uf2 the box runs the UF2 that `nakk build` makes (FILE, or built
 now: cached, seconds when nothing changed) instead of stock MicroPython:
 the filesystem then holds only the bench main.py (the UF2's frozen main.py
-runs a /main.py when there is one) and the journal.
+runs a /main.py when there is one) and the journal, and a third row boots
+the UF2 alone on a blank flash (its own main.py: power-on to the start
+screen, no heap line).
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
 rp2040js is installed with its install.sh (into ~/.cache/picoemu).
@@ -202,6 +204,13 @@ def main():
                 sys.exit("bench_pico_boot: %s" % e)
             print("%-10s %8d %10d %10d %10d %12.0f %6d" % (name, n, free, alloc, free + alloc, ms, wdt))
             print("           hello: unsynced %s, ready %s, free flash %s" % (h["unsynced"], h["ready"], h.get("free")))
+        if uf2:
+            # the UF2 alone: a blank flash, no bench main.py to compile (no heap line either)
+            with picoemu.PicoEmu(pins=PINS, oled_spi=OLED_SPI, rings=RINGS, firmware=uf2) as emu:
+                f = emu.wait_frame(0)
+                f2 = emu.wait_frame(f["frame"], timeout_s=120)
+            print("%-10s %8d %10s %10s %10s %12.0f %6s" % ("blank", 0, "-", "-", "-", f2["t_us"] / 1000.0, "-"))
+            print("           the UF2 alone on a blank flash (MicroPython formats it): its own boot.py and main.py")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
