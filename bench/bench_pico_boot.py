@@ -22,8 +22,9 @@ runs a /main.py when there is one) and the journal, and the .mpy files'
 130 KB of flash are free for matches. With --no-index the journal's index is
 removed from each image (a journal as a firmware before the index left it):
 each run is then that box's first boot, which reads every match and writes
-the index, and the boot after it on the flash it left. Exits non-zero when a
-box does not boot or does not answer.
+the index, and the boot after it on the flash it left. A third row boots the UF2 alone on a
+blank flash (its own main.py: power-on to the start screen, no heap line).
+Exits non-zero when a box does not boot or does not answer.
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
 rp2040js is installed with its install.sh (into ~/.cache/picoemu).
@@ -267,6 +268,13 @@ def main():
                 after.sort()
                 print("       without the index: that was the first boot; the next one took %.0f / %.0f / %.0f ms"
                       % (after[0], after[len(after) // 2], after[-1]))
+        if uf2:
+            # the UF2 alone: a blank flash, no bench main.py to compile (no heap line either)
+            with picoemu.PicoEmu(pins=PINS, oled_spi=OLED_SPI, rings=RINGS, firmware=uf2) as emu:
+                f = emu.wait_frame(0)
+                f2 = emu.wait_frame(f["frame"], timeout_s=120)
+            print("%-6s %8d %10s %10s %10s %26.0f %5d %4s" % ("blank", 0, "-", "-", "-", f2["t_us"] / 1000.0, 1, "-"))
+            print("       the UF2 alone on a blank flash (MicroPython formats it): its own boot.py and main.py")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -186,3 +186,28 @@ def test_a_firmware_file_mpy_cross_refuses_is_a_build_error_not_a_traceback(tmp_
     with pytest.raises(build.BuildError) as e:
         build.tree(cache=str(tmp_path / "cache"), fw=str(fw), arch="armv6m")
     assert "mpy-cross could not compile nakk/broken.py" in str(e.value)
+
+
+def test_a_running_box_with_results_waiting_is_refused_from_its_hello(tmp_path):
+    """Issue 24: a box holding 101 results was read over the raw REPL for a minute and all 101 match
+    numbers listed. The running app's hello says how many at once: refused in one line, in seconds, the
+    box left running (no maintenance restart) and its flash as it was."""
+    import time
+    import boxes
+    from nakk_host.simulator import Simulator
+    image = str(tmp_path / "box.img")
+    boxes.fill(image, 101)
+    with Simulator(image, register=False) as sim:
+        t0 = time.monotonic()
+        r = subprocess.run([NAKK, "flash", "--port", sim.tty], capture_output=True, text=True, timeout=60)
+        took = time.monotonic() - t0
+        assert sim.running()
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr == ("nakk: the box holds 101 finished results the judge has not synced: run nakk sync "
+                        "first, or nakk flash --force to go on (the results stay on the box)\n")
+    assert "maintenance" not in r.stdout and took < 15, (r.stdout, took)
+
+
+def test_the_journal_refusal_names_a_few_matches_and_counts_the_rest():
+    assert flash._waiting(1, [1]).startswith("the box holds 1 finished result the judge has not synced (match 1):")
+    assert "(matches 1, 2, 3, 4, 5 and 96 more)" in flash._waiting(101, list(range(1, 102)))

@@ -90,3 +90,15 @@ def test_a_build_in_another_cache_gives_the_same_bytes(uf2, tmp_path):
     assert not other.cached and other.build == uf2.build
     with open(uf2.path, "rb") as a, open(other.path, "rb") as b:
         assert a.read() == b.read()
+
+
+def test_sources_that_are_not_there_are_one_line(tmp_path):
+    """--sources naming a folder without the archives (and nothing cached yet): one line, nothing written."""
+    if uf2build.tools_missing():
+        pytest.skip(uf2kit.why_not())
+    out = tmp_path / "out"
+    r = subprocess.run([NAKK, "build", "--sources", str(tmp_path / "none"), "--out", str(out)],
+                       capture_output=True, text=True, timeout=60, env=dict(os.environ, NAKK_CACHE=str(tmp_path / "c")))
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    assert r.stderr == "nakk: micropython-v1.28.0-rp2.tar.xz is not in %s\n" % (tmp_path / "none")
+    assert not out.exists()

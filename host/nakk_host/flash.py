@@ -262,6 +262,25 @@ def _connect(port, say, db=None):
     raise FlashError("the box did not come back in maintenance mode after its restart: %s" % HOLD_OK_HELP)
 
 
+def app_hello(port, timeout=3):
+    """The running app's hello over the link, or None when no app answers (a fresh Pico, maintenance mode)."""
+    try:
+        from nakk_host import device
+        with device.Box(port, timeout=timeout) as b:
+            return b.request("hello", {}, retry=False)   # once: a REPL that never answers costs one timeout
+    except Exception:
+        return None
+
+
+def _waiting(count, numbers):
+    """The refusal while finished results wait for the judge (the first few match numbers, when known)."""
+    shown = ", ".join(str(n) for n in numbers[:5]) + (" and %d more" % (len(numbers) - 5) if len(numbers) > 5 else "")
+    return ("the box holds %d finished result%s the judge has not synced%s: run nakk sync first, or nakk flash "
+            "--force to go on (the results stay on the box)"
+            % (count, "" if count == 1 else "s", (" (match%s %s)" % ("" if len(numbers) == 1 else "es", shown))
+               if numbers else ""))
+
+
 def _link_repl(port, db=None):
     """Ask the box's link for maintenance mode, signed with its key from the judge's database db when
     the box is paired; quietly nothing when it is already restarting. FlashError when it refuses."""
@@ -401,6 +420,12 @@ def flash(port=None, force=False, say=print, progress=True, cache=None, db=None)
     t0 = time.monotonic()
     port = pick_port(port)
     say("box: %s" % port)
+    if not force:
+        # a running app says at once how many results wait (reading the journal over the REPL took
+        # a minute on a full box); a box in maintenance mode is asked through its journal below
+        h = app_hello(port)
+        if h is not None and h.get("unsynced"):
+            raise FlashError(_waiting(h["unsynced"], []))
     box, probe = _connect(port, say, db)
     try:
         why = probe.refusal(build.mpy_header())
@@ -416,11 +441,7 @@ def flash(port=None, force=False, say=print, progress=True, cache=None, db=None)
                                  "flash it from a newer nakk" % version)
             waiting = [n for n, fin in matches if fin]
             if waiting and not force:
-                raise FlashError("the box holds %d finished result%s the judge has not synced "
-                                 "(match %s): run nakk sync first, or nakk flash --force to go on "
-                                 "(the results stay on the box)"
-                                 % (len(waiting), "" if len(waiting) == 1 else "s",
-                                    ", ".join(str(n) for n in waiting)))
+                raise FlashError(_waiting(len(waiting), waiting))
         fw_version, _deps = build.package()
         files = build.tree(frozen=probe.frozen, cache=cache, arch=probe.arch)
         bid = build.build_id(files)

@@ -173,7 +173,8 @@ def wait_drive(timeout_s, say=None):
                                "Raspberry Pi Pico (RP2040)" % (drives[0][0], drives[0][1] or "board it does not name"))
         if time.monotonic() >= end:
             raise F.FlashError("no RPI-RP2 drive appeared within %d s: hold the Pico's BOOTSEL button while "
-                               "plugging it in, then run nakk flash --uf2 again" % timeout_s)
+                               "plugging it in, then run nakk flash --uf2 again (where USB drives are not mounted "
+                               "by themselves, mount it and name its folder in NAKK_UF2_DRIVES)" % timeout_s)
         time.sleep(0.5)
 
 
@@ -196,12 +197,7 @@ def copy_to_drive(info, drive):
 
 def hello(port, timeout=5):
     """The box's hello over the link, or None when no app answers (a blank Pico, maintenance mode)."""
-    from nakk_host import device as D
-    try:
-        with D.Box(port, timeout=timeout) as b:
-            return b.hello()
-    except Exception:
-        return None
+    return F.app_hello(port, timeout)
 
 
 def to_bootloader(port, say, db=None):
