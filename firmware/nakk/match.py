@@ -4,7 +4,8 @@ Match.apply() checks one event against everything before it and folds it in.
 It keeps only the derived state and a few small integers, so the device can
 stream a long journal through it. Undo is a `cancel` event naming the latest
 entry still in force; the state is then folded again from the events (the
-caller says where to read them), so "cancel" gives exactly the earlier state.
+caller says where to read them), so "cancel" gives exactly the earlier state,
+or, when keep_undo() copied the state just before that entry, that copy is taken back.
 """
 
 from nakk import rules as _rules
@@ -36,6 +37,7 @@ class Match:
         self.disputed = []        # sides that disputed it
         self.synced = False       # the judge acknowledged it
         self.closed = False       # the judge closed it unfinished
+        self._snaps = []          # (seq, copy of st at that seq): keep_undo()'s latest two
 
     def read_back(self, history):
         """From now on an undo reads the events back through history (see __init__): for a
@@ -44,6 +46,30 @@ class Match:
             raise ValueError("only a match with just its setup")
         self._history = history
         self._kept = None
+
+    def keep_undo(self):
+        """Copy the state as it is now; the latest two copies are kept. An undo of the entry
+        that follows a copy then takes the copy back instead of folding the match again
+        from its events (on the Pico, read back from flash and parsed: some 20 ms in the OK
+        press on a long match). The table calls it once an entry is on flash, while the
+        players look at the score: the copy before the latest entry is the one an undo needs."""
+        st = self.st
+        if st is None:
+            return
+        c = self.rules.start(self.setup, self.cfg)   # a State with the ruleset's own fields
+        d = st.__dict__
+        for k in d:
+            v = d[k]
+            # the rules change these lists and dicts in place; what they hold is immutable
+            if isinstance(v, list):
+                v = list(v)
+            elif isinstance(v, dict):
+                v = dict(v)
+            setattr(c, k, v)
+        snaps = self._snaps
+        if len(snaps) >= 2:
+            snaps.pop(0)
+        snaps.append((self.seq, c))
 
     # ------------------------------------------------------------ folding
 
@@ -166,10 +192,17 @@ class Match:
         self.cancelled.add(target)
         if self._kept is not None:
             self._kept.pop()
-            source = iter(self._kept)
+        st = None
+        for s in self._snaps:
+            if s[0] == target - 1:
+                # the state just before the target: what the events still in force up to it
+                # fold to (what follows the target, confirms and disputes, leaves it as it is)
+                st = s[1]
+        self._snaps = []          # a copy taken back is the match's state from now on
+        if st is not None:
+            self.st = st
         else:
-            source = self._history()
-        self._refold(source, target)
+            self._refold(iter(self._kept) if self._kept is not None else self._history(), target)
         self.confirmed = []
         self.disputed = []
 

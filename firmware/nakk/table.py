@@ -273,6 +273,7 @@ class Table:
             self.saved.append(data)
         if self.journal is None:
             self._remember(data)
+            self.match.keep_undo()
             return True
         try:
             # finished on flash = a result waiting for the judge: locked (every side answered,
@@ -294,6 +295,8 @@ class Table:
             return False
         self.error = None
         self._remember(data)
+        # the state as saved, for an undo of the next entry (no refold from flash in its press)
+        self.match.keep_undo()
         return True
 
     def _remember(self, data):

@@ -62,6 +62,40 @@ def test_cancel_undoes_only_the_latest_entry_and_restores_the_state():
     assert m.summary()["deals"] == 1
 
 
+def test_an_undo_takes_back_the_copy_kept_before_the_entry_without_reading_history():
+    events = [dict(SETUP), deal(2), deal(3, "B", "jann", "ruutu", "B")]
+    reads = []
+
+    def history():
+        reads.append(1)
+        return iter(events)
+
+    m = Match(history)
+    for ev in events:
+        m.apply(ev)
+        m.keep_undo()                       # as the table does once each entry is on flash
+    m.apply({"seq": 4, "type": "cancel", "target": 3})
+    assert reads == [] and m.summary()["score"] == [2, 0]
+    # no copy of the state before seq 2 is left: this undo folds the match from history
+    events.append({"seq": 4, "type": "cancel", "target": 3})
+    m.apply({"seq": 5, "type": "cancel", "target": 2})
+    assert reads == [1] and m.summary()["score"] == [0, 0]
+
+
+def test_a_copy_kept_by_keep_undo_is_not_changed_by_later_entries():
+    m = fold([dict(SETUP), deal(2)])
+    m.keep_undo()
+    m.apply(deal(3, "B", "jann", "ruutu", "B"))
+    m.keep_undo()
+    m.apply(deal(4, "B"))
+    m.keep_undo()
+    # copies at seq 3 and 4; the one at 2 (score 2:0) has been dropped for the newer ones
+    assert [s[0] for s in m._snaps] == [3, 4]
+    assert m._snaps[0][1].score == [2, 6] and m._snaps[1][1].score == [2, 10]
+    m.apply({"seq": 5, "type": "cancel", "target": 4})
+    assert m.summary()["score"] == [2, 6] and m._snaps == []
+
+
 def test_cancel_restores_pokk_and_shuffler():
     m = fold([dict(SETUP), deal(2), {"seq": 3, "type": "deal", "game": "ruutu", "maker": "B", "result": "pokk"}])
     s = m.summary()
