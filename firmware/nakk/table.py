@@ -76,7 +76,10 @@ class Table:
             self._lost(None, e)
             return False
         self._refold()
-        return self.match is not None and self.match.setup is not None
+        if self.match is None or self.match.setup is None:
+            return False
+        self.match.keep_undo()       # the state at boot, for an undo of the next entry
+        return True
 
     def _refold(self):
         """Fold the match in play again from what is saved (never raises: see resume)."""
