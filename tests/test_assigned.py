@@ -27,24 +27,8 @@ from nakk_host import tournament as T
 from nakk_host.verify import recompute
 from test_sync import EvilBox
 
-BLIND_PITS = "NEXT NEXT NEXT"
-A_WINS = "OK  B  %s A  %s A  A B" % (BLIND_PITS, BLIND_PITS)   # as in test_judge_e2e: B's trump won; A's pits
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg"))
-    (tmp_path / "xdg").mkdir()
-    monkeypatch.setenv("NAKK_DB", str(tmp_path / "judge.db"))
-    monkeypatch.setenv("NAKK_JUDGE", "Kohtunik Kalju")
-    return tmp_path
-
-
-def nakk(capsys, *argv):
-    rc = cli.main(list(argv))
-    out = capsys.readouterr()
-    assert rc == 0, out.err + out.out
-    return out.out
+# the judge's evening of test_judge_e2e: its environment, its command runner and its winning match
+from test_judge_e2e import A_WINS, env, nakk  # noqa: F401,E402  (env is a fixture)
 
 
 class SecondMatch(EvilBox):
