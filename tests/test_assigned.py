@@ -18,7 +18,6 @@ import pytest
 import boxes
 from nakk.event import encode, parse
 from nakk_host import assign as A
-from nakk_host import cli
 from nakk_host import device as D
 from nakk_host import simulator as Sim
 from nakk_host import store
