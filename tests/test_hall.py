@@ -334,15 +334,14 @@ def test_a_correction_and_a_deduction_reach_open_pages_within_2_s(tmp_path):
         conn.close()
 
 
-def test_every_page_of_a_schmier_and_a_sasku_tournament(tmp_path):
-    """Three teams a table (Schmier) and team matches over two rooms (Turniirisasku) on every page, both languages."""
+def schmier_evening(conn):
+    """A Schmier tournament 'sch' of three teams with round 1 drawn and its one match stored (team A
+    bids 6 and takes every point, four hands): the names of table 1's teams in seat order."""
     from judge_kit import raw_of
     from nakk_host import draw as D
     from nakk_host import players as P
     from nakk_host import standings as S
     from nakk_host import tournament as T
-    db = str(tmp_path / "judge.db")
-    conn = store.open_db(db)
     ts = T.create(conn, "Schmieri õhtu", "schmier", "schmier", 1, code="sch")
     P.add_many(conn, ts, [{"name": n} for n in ("Hundid", "Karud", "Ilvesed")])
     D.draw_next(conn, ts, seed=1)
@@ -352,8 +351,18 @@ def test_every_page_of_a_schmier_and_a_sasku_tournament(tmp_path):
     evs += [{"type": "deal", "bidder": "A", "bid": 6, "high": "A", "low": "A", "right": "A", "left": "A",
              "joker": "A", "game": "A"}] * 4
     evs += [{"type": "confirm", "by": s} for s in "ABC"]
-    evs = [dict(e, seq=i + 1) for i, e in enumerate(evs)]
-    store_result(conn, raw_of(evs), "s1")
+    store_result(conn, raw_of([dict(e, seq=i + 1) for i, e in enumerate(evs)]), "s1")
+    return names
+
+
+def test_every_page_of_a_schmier_and_a_sasku_tournament(tmp_path):
+    """Three teams a table (Schmier) and team matches over two rooms (Turniirisasku) on every page, both languages."""
+    from nakk_host import draw as D
+    from nakk_host import players as P
+    from nakk_host import tournament as T
+    db = str(tmp_path / "judge.db")
+    conn = store.open_db(db)
+    names = schmier_evening(conn)
     tk = T.create(conn, "Turniirisasku", "sasku", "teams", 1, boards=2, code="sasku1")
     P.add_many(conn, tk, [{"name": n, "players": [n + str(i) for i in range(4)]} for n in ("Tiigrid", "Karud")])
     D.draw_next(conn, tk, seed=3)

@@ -9,6 +9,7 @@ from urllib.parse import quote
 from starlette.routing import Mount, Route
 
 from hallkit import Served, example_bytes, store_result
+from test_hall import schmier_evening
 from nakk_host import store
 from nakk_host.hall import query
 from nakk_host.hall.app import make_app
@@ -50,23 +51,10 @@ def paths(app):
 
 
 def test_no_query_string_makes_any_route_answer_500(tmp_path):
-    from judge_kit import raw_of
-    from nakk_host import draw as D
-    from nakk_host import players as P
-    from nakk_host import standings as S
-    from nakk_host import tournament as T
     db = str(tmp_path / "judge.db")
     conn = store.open_db(db)
     store_result(conn, example_bytes(), "ab12-1")
-    ts = T.create(conn, "Schmieri õhtu", "schmier", "schmier", 1, code="sch")
-    P.add_many(conn, ts, [{"name": n} for n in ("Hundid", "Karud", "Ilvesed")])
-    D.draw_next(conn, ts, seed=1)
-    names = [s["name"] for s in S.round_tables(conn, ts)["tables"][0]["sides"]]
-    evs = [{"type": "setup", "v": 1, "ruleset": "schmier", "tournament": "sch", "round": 1, "table": 1,
-            "sides": [{"id": x, "name": n} for x, n in zip("ABC", names)]}]
-    evs += [{"type": "deal", "bidder": "A", "bid": 6, "high": "A", "low": "A", "right": "A", "left": "A",
-             "joker": "A", "game": "A"}] * 4 + [{"type": "confirm", "by": s} for s in "ABC"]
-    store_result(conn, raw_of([dict(e, seq=i + 1) for i, e in enumerate(evs)]), "s1")
+    schmier_evening(conn)
     conn.close()
 
     app = make_app(db)

@@ -88,6 +88,15 @@ def test_app_survives_bytes_on_usb(what, data, boot, fw_image, ref, picoemu):
 
 
 @NEEDS_LINK
+def _boots_into_maintenance(boot, img):
+    """The flash the box left (after its reset) boots to the REPL for mpremote, with no app."""
+    emu = boot(image=img)
+    emu.wait_until_us(DTR_US)
+    r = mpremote(emu.serial_url, "exec", "print(6 * 7)")
+    assert r.returncode == 0 and "42" in r.stdout, r.stderr
+    assert emu.frame_count() == 0   # maintenance mode: no app
+
+
 def test_mpremote_sequence_restarts_an_unpaired_box_into_maintenance_mode(boot, fw_image, ref, picoemu, tmp_path):
     """mpremote's `\\r\\x03\\r\\x01` while the app of a box nobody paired runs (a fresh box: nakk flash and
     mpremote reach it so): the link writes the maintenance flag and resets (docs/security.md). The emulator
@@ -103,11 +112,7 @@ def test_mpremote_sequence_restarts_an_unpaired_box_into_maintenance_mode(boot, 
             assert emu.now_us() < t + 3000000, "no reset within 3 s of mpremote's sequence"
             emu.wait_us(50000)
     emu.stop()
-    emu = boot(image=img)
-    emu.wait_until_us(DTR_US)
-    r = mpremote(emu.serial_url, "exec", "print(6 * 7)")
-    assert r.returncode == 0 and "42" in r.stdout, r.stderr
-    assert emu.frame_count() == 0   # maintenance mode: no app
+    _boots_into_maintenance(boot, img)
 
 
 @NEEDS_LINK
@@ -158,8 +163,4 @@ def test_a_paired_box_refuses_maintenance_without_its_judge(boot, fw_image, ref,
         assert emu.now_us() < t + 20000000, "no reset after the judge's signed repl"
         emu.wait_us(50000)
     emu.stop()
-    emu = boot(image=img)
-    emu.wait_until_us(DTR_US)
-    r = mpremote(emu.serial_url, "exec", "print(6 * 7)")
-    assert r.returncode == 0 and "42" in r.stdout, r.stderr
-    assert emu.frame_count() == 0   # maintenance mode: no app
+    _boots_into_maintenance(boot, img)
