@@ -144,15 +144,15 @@ MATCHES = {
         "A B",
         {"score": [16, 12], "final": [16, 13], "winner": "A"}),
     "sasku": (
-        "A A "               # board 1: suit by A (NS), won: 2
-        "NEXT B NEXT A "     # board 2: ruutu by B, jänn 91+ to A: 4 + 2 + 2
+        "A "                 # board 1: suit by A (NS), won: 2 (one press, as Saare mäng's)
+        "NEXT OK NEXT NEXT A "  # board 2: ruutu, its other results, "Jänn (kaotas)" to A: 4 + 2 + 2
         "PREV OK B "         # board 3: all passed (üleküla), B had more: 2
-        "A PREV OK "         # board 4: suit by A, pokk: 2 to B
-        "B PREV PREV A "     # board 5: suit by B, karvane to A: 12
-        "A NEXT NEXT B "     # board 6: suit by A, seajänn to B: 2 + 2 + 1
+        "OK OK A "           # board 4: suit, its results, OK: pokk, made by A: 2 to B
+        "OK NEXT NEXT NEXT A "  # board 5: suit, "Karvane (kaotas)" to A: 12
+        "OK PREV PREV PREV B "  # board 6: suit, "Seajänn (kaotas)" to B: 2 + 2 + 1
         "LOK OK "            # a redeal: no board
-        "A A "               # board 7
-        "B B LPREV OK B B "  # board 8, entered, undone, entered again
+        "A "                 # board 7
+        "B LPREV OK B "      # board 8, entered, undone, entered again
         "A B",
         {"score": [24, 11], "final": [24, 11], "winner": None}),
     "schmier": (
@@ -400,28 +400,25 @@ def test_side_c_in_a_two_side_game_enters_nothing():
         play(ui, "C")
         nothing_saved(ui, before, U.ENTRY)
         assert ui.msg == W.NOSIDE and ui.deal.step == 0
-        play(ui, "OK" if ruleset == "saare-2020" else "A")   # the next step
+        play(ui, "OK")                               # the next step: the game's other results
+        step = ui.deal.step
+        assert step > 0
         play(ui, "C")
         nothing_saved(ui, before, U.ENTRY)
-        assert ui.deal.step == 1
+        assert ui.deal.step == step
     ui = started("schmier")                          # three teams: C is a side
     play(ui, "C")
     assert ui.deal.step == 1 and ui.deal.answers["bidder"] == "C"
 
 
 def test_ok_where_a_side_is_asked_enters_nothing_and_says_so():
-    ui = started("sasku")                            # the two-step entry: the maker's button first
+    ui = started("sasku")                            # OK on a game: its other results; on a result: a pokk
     before = state(ui)
-    for script in ("OK", "NEXT OK"):
-        play(ui, script)
-        nothing_saved(ui, before, U.ENTRY)
-        assert ui.msg == W.SIDE and ui.deal.step == 0
-    play(ui, "PREV A")
-    play(ui, "OK")                                   # "won": whose?
+    play(ui, "OK OK OK")                             # then the pokk's maker is asked: OK enters nothing
     nothing_saved(ui, before, U.ENTRY)
-    assert ui.msg == W.SIDE and ui.deal.step == 1
-    assert play(ui, "PREV OK") == 1                  # pokk is the one OK takes: no side
-    assert saved(ui)[-1]["result"] == "pokk"
+    assert ui.msg == W.SIDE and ui.deal.steps[ui.deal.step]["key"] == "maker"
+    assert play(ui, "B") == 1
+    assert (saved(ui)[-1]["result"], saved(ui)[-1]["maker"]) == ("pokk", "B")
     ui = started("saare-2020")                       # OK on a game: its other results; on a result: a pokk
     before = state(ui)
     play(ui, "OK OK OK")                             # then the pokk's maker is asked: OK enters nothing
@@ -433,7 +430,7 @@ def test_ok_where_a_side_is_asked_enters_nothing_and_says_so():
 
 def test_a_press_clears_the_message_and_messages_time_out():
     ui = started("sasku")
-    play(ui, "OK")
+    play(ui, "OK OK OK")                             # the maker of a pokk: a side is asked
     assert ui.msg == W.SIDE
     play(ui, "NEXT")
     assert ui.msg is None

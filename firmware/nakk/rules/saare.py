@@ -458,6 +458,7 @@ class Saare(Ruleset):
                 # the replay: game and maker as before, only the result is asked
                 fixed["maker"] = SIDES[maker]
                 steps.append(step("result", "Kordus", "Replay", self._replay_results(cfg), ok=_POKK))
+                steps.append(self._sohk_step(cfg))
                 return fixed, steps
             steps.append(step("game", "Mäng", "Game", [self._game(game)]))
         else:
@@ -472,7 +473,22 @@ class Saare(Ruleset):
         steps.append(step("maker", "Tegija", "Maker", [
             choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(self.games)))],
             named="result"))
+        steps.append(self._sohk_step(cfg))
         return fixed, steps
+
+    def _sohk_step(self, cfg):
+        """After a sohk (its offender named, and the maker): how the deal went for the other
+        pair, which the rules pay by when it won (SM-04). Asked only after a sohk: every other
+        answer fills the result. OK: not played out, or won by the offenders (the base win)."""
+        jann = tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"])
+        ranked = [choice(None, "Pooleli", "Unfinished", ok=True, omit=True, ok_says=_BASE_WIN),
+                  choice(WIN, "Võit", "Won", side="winner", says=_WON),
+                  choice(JANN, "Jänn", "Jänn", side="winner", says=_WON, when=("game", jann)),
+                  choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON)]
+        if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
+            ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
+                                 when=("game", _PITS)))
+        return step("result", "Sohk: tulemus", "Sohk: result", wrapped(ranked))
 
     def _game(self, g):
         et, en = _GAME_LABELS[g]
@@ -526,18 +542,23 @@ class Saare(Ruleset):
         if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
             ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
                                  when=("game", _PITS)))
+        ranked.append(_SOHK_CHOICE)        # a sohk in the replay: the offender, then how it went
         return wrapped(ranked)
 
     def describe(self, ev, lang, steps, number=None):
         """A deal as the players say it, by the number the header gave it: "Mäng 5: Trump, A tegi
         ja võitis", "Mäng 6: Ruutu, B tegi, A võitis jänniga", "Mäng 7: Trump, pokk: A tegi"
         (what the undo question names)."""
-        if ev["type"] != "deal" or ev.get("result") is None or ev.get("game") not in _GAME_LABELS \
-                or "sohk" in ev:
+        if ev["type"] != "deal" or ev.get("game") not in _GAME_LABELS or \
+                ev.get("result") is None and "sohk" not in ev:
             return Ruleset.describe(self, ev, lang, steps, number)
         game = _GAME_LABELS[ev["game"]][lang]
-        maker, winner, result = ev.get("maker"), ev.get("winner", ev.get("capture")), ev["result"]
-        if result == POKK:
+        maker, winner, result = ev.get("maker"), ev.get("winner", ev.get("capture")), ev.get("result")
+        if "sohk" in ev:
+            text = game + ((", %s tegi, %s tegi sohku", ", %s made it, %s cheated")[lang] % (maker, ev["sohk"]))
+            if result is not None and winner is not None:
+                text += (", %s võitis" if lang == 0 else ", %s won") % winner + _HOW[result][lang]
+        elif result == POKK:
             text = game + (", pokk: %s tegi" if lang == 0 else ", pokk: %s made it") % maker \
                 if maker else game + ", pokk"
         elif maker is None:
@@ -546,7 +567,8 @@ class Saare(Ruleset):
             text = game + (", %s tegi ja võitis" if lang == 0 else ", %s made it and won") % maker
         else:
             text = game + (", %s tegi, %s võitis" if lang == 0 else ", %s made it, %s won") % (maker, winner)
-        text += _HOW[result][lang]
+        if "sohk" not in ev:
+            text += _HOW[result][lang]
         return "%s %d: %s" % (self.counter_word[lang], number if number is not None else ev["seq"], text)
 
 
@@ -559,6 +581,8 @@ _CAUGHT = ("püüdis", "caught it")
 _MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
 _OTHER = ("muu", "other")
 _SOHK = ("tegi sohku", "cheated")
+_BASE_WIN = ("põhivõit", "base win")
+_SOHK_CHOICE = choice(None, "Sohk", "Sohk", side="sohk", omit=True, says=_SOHK)
 _POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), KARVANE: (" karvaselt", ", karvane"),
         CAPTURE: (", ♦6 püüdis ♣K", ", ♦6 caught ♣K")}

@@ -7,7 +7,8 @@ docs/rules.md, with the sentence of the Estonian text each rests on.
 """
 
 from nakk.event import EventError, SIDES, check_pair
-from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, pokk_or_winner, step, other
+from nakk.rules.common import IntRange, Ruleset, Setting, choice, eyes_and_tricks, pokk_or_winner, step, other, \
+    wrapped
 
 SUIT, RUUTU, ULEKULA = "suit", "ruutu", "ulekula"
 CONTRACTS = (SUIT, RUUTU, ULEKULA)
@@ -85,7 +86,9 @@ class Sasku(Ruleset):
     def banner(self, st, answers, lang):
         o = answers.get("offence")
         if o is None:
-            return None
+            b = answers.get("board")
+            # another board chosen: the number it is stored under, in sight till the saving press
+            return None if b is None else ("Salvestub jaotus %d", "Stored as board %d")[lang] % b
         for row in self.deal_offences:
             if row[0] == o:
                 return ("Rikkus %s: %s", "%s offended: %s")[lang] % (answers.get("offender", "?"), row[1 + lang])
@@ -105,8 +108,19 @@ class Sasku(Ruleset):
             out["disqualified"] = SIDES[st.disqualified]
 
     def next_board(self, st):
+        """The board the next entry stores: the first not stored after the highest stored (a
+        board skipped in this room is not asked again at once), else the first not stored;
+        None once all are (a room that leaves a board out for good is closed by the judge,
+        whose team match lists the board as unplayed)."""
         first, last = st.board_range
-        for b in range(first, last + 1):
+        after = first
+        for b in st.boards:
+            if b >= after:
+                after = b + 1
+        for b in range(after, last + 1):
+            if b not in st.boards:
+                return b
+        for b in range(first, after):
             if b not in st.boards:
                 return b
         return None
@@ -224,31 +238,70 @@ class Sasku(Ruleset):
         pass  # no target: the match ends when its boards are played
 
     def form(self, st, cfg):
-        """The board's steps: the game with the maker's button, then the result with the
-        winner's (OK on Üleküla and on Pokk); each choice says what the press does on it."""
-        fixed = {"board": self.next_board(st)}
-        # The steps are the same on every board: made once and shared (read-only, as
-        # nakk.dealform reads them), so the press that enters a board does not build the
-        # next one's (~1.7 KB in ~40 allocations on the unix port, docs/latency.md)
-        steps = getattr(self, "_steps", None)
-        if steps is None:
-            steps = self._steps = self._form_steps()
-        return fixed, steps
+        """The board's steps, as Saare mäng's: the cursor starts on "Trump · võit" and the
+        maker's button says "this pair made it and won" (one press); OK opens the other results
+        of that game, each taken with the WINNER's button ("Kaotas": the maker lost); OK there
+        is a pokk, then the maker's button. The last choice of the first step, "Muu jaotus",
+        stores the board under another number (a board not played in this room is left out).
+        fixed: the board the header shows; the steps are made once and shared, but for the
+        boards one may choose instead (read-only, as nakk.dealform reads them)."""
+        n = self.next_board(st)
+        fixed = {"board": n}
+        forms = getattr(self, "_steps", None)
+        if forms is None:
+            forms = self._steps = self._form_steps()
+        others = [self._board(b) for b in range(st.board_range[0], st.board_range[1] + 1)
+                  if b != n and b not in st.boards]
+        if not others:
+            return fixed, forms[0]             # the last board: no other to choose
+        steps = forms[1]
+        return fixed, [steps[0], step("board", "Jaotus", "Board", others)] + steps[1:]
+
+    def _board(self, b):
+        # a board's choice, made once a box (a few a match: the room's numbers)
+        cache = getattr(self, "_boards", None)
+        if cache is None:
+            cache = self._boards = {}
+        c = cache.get(b)
+        if c is None:
+            c = cache[b] = choice(b, "Jaotus %d" % b, "Board %d" % b, ok=True, ok_says=("see", "this"),
+                                  when=("contract", (None,)))
+        return c
 
     def _form_steps(self):
-        contracts = [
-            choice(SUIT, "Trump", "Suit", side="maker", says=_MADE),
-            choice(RUUTU, "Ruutu", "Ruutu", side="maker", says=_MADE),
-            choice(ULEKULA, "Üleküla", "All passed", ok=True, ok_says=("edasi", "next")),
-        ]
-        results = [
-            choice(WIN, "Võit", "Won", side="winner", says=_WON),
-            choice(JANN, "Jänn 91+", "Jänn 91+", side="winner", says=_WON),
-            choice(SEAJANN, "Seajänn 90", "Seajänn 90", side="winner", says=_WON),
-            choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON),
-            choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk")),
-        ]
-        return [step("contract", "Mäng", "Game", contracts), step("result", "Tulemus", "Result", results)]
+        games = [self._game(SUIT, "Trump", "Suit"), self._game(RUUTU, "Ruutu", "Ruutu"),
+                 choice(ULEKULA, "Üleküla", "All passed", ok=True, ok_says=("edasi", "next"), name=_ULEKULA)]
+        first = wrapped(games)
+        # the board under another number: the last of the list, two presses away
+        other_board = first[:2] + [choice(None, "Muu jaotus", "Other board", ok=True, omit=True,
+                                          ok_says=("vali", "choose"))] + first[2:]
+        played = (SUIT, RUUTU)
+        when = ("contract", played)
+        ranked = [choice(WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when),
+                  choice(JANN, "Jänn 91+", "Jänn 91+", side="winner", also=("maker",), says=_MADE_WON, when=when),
+                  choice(SEAJANN, "Seajänn 90", "Seajänn 90", side="winner", also=("maker",), says=_MADE_WON,
+                         when=when),
+                  choice(JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker", says=_WON, when=when),
+                  choice(KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON, when=when),
+                  choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker", says=_WON,
+                         when=when),
+                  choice(SEAJANN, "Seajänn (kaotas)", "Seajänn (lost)", side="winner", opp="maker", says=_WON,
+                         when=when)]
+        results = wrapped(ranked)
+        # all passed: no maker; the pair with more card points (OK: 60:60, nobody scores)
+        results.append(choice(WIN, "Rohkem silmi", "More points", side="winner", says=_WON,
+                              when=("contract", (ULEKULA,))))
+        rest = [step("result", "Tulemus", "Result", results, named="contract", ok=_POKK),
+                step("maker", "Tegija", "Maker", [choice("maker", "Tegija", "Maker", side="maker", says=_MADE,
+                                                         when=("contract", played))], named="result")]
+        # (the last board's steps, and the others': "Muu jaotus", then the board and the game
+        # again, skipped when the game is answered)
+        return ([step("contract", "Mäng", "Game", first)] + rest,
+                [step("contract", "Mäng", "Game", other_board), step("contract", "Mäng", "Game", first)] + rest)
+
+    def _game(self, g, et, en):
+        return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
+                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=("muu", "other"), name=(et, en))
 
     def describe(self, ev, lang, steps, number=None):
         """A board as the players say it: "Jaotus 3: Trump, A tegi, B võitis jänniga",
@@ -270,6 +323,9 @@ class Sasku(Ruleset):
 
 # what a side press does, in the players' words (the screen shows it before the press)
 _MADE = ("tegi", "made it")
+_MADE_WON = ("tegi, võitis", "made, won")
+_ULEKULA = ("Üleküla", "All passed")
+_POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _WON = ("võitis", "won")
 _CONTRACT_WORDS = {SUIT: ("Trump", "Suit"), RUUTU: ("Ruutu", "Ruutu"), ULEKULA: ("Üleküla", "All passed")}
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), SEAJANN: (" seajänniga", " with seajänn"),
