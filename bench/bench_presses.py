@@ -65,6 +65,7 @@ if not MPY:
         sys.path.insert(0, _FW)
 
 from nakk import buttons as K  # noqa: E402
+from nakk import menus  # noqa: E402
 from nakk import rules as _rules  # noqa: E402
 from nakk import ui as U  # noqa: E402
 from nakk.event import SIDES  # noqa: E402
@@ -330,6 +331,7 @@ class Player:
         counts = [0, 0, 0]
         screen = None
         nsides = ui.table.match.rules.sides
+        self._deal_offence(want)
         while True:
             if ui.mode != U.ENTRY or self.presses - p0 > 30:
                 return "stuck", None, screen, None, counts
@@ -369,6 +371,19 @@ class Player:
                 return "refused", None, screen, None, counts
             if done:
                 return self._saved(screen, counts)
+
+    def _deal_offence(self, want):
+        """An offence judged inside the deal (a sohk) first, as the players say it: long NEXT,
+        its row of the penalty list, the offender's button; then the deal is entered as it went."""
+        ui = self.ui
+        ids = []
+        menus.penalties(ui.table.match, [], ids)
+        for i in range(len(ids)):
+            offence, field, value = ids[i]
+            if field == menus.DEAL and value is not None and value in want and value not in ui.deal.answers:
+                self.press(NEXT_L)
+                self.move(i)
+                self.side(want[value])
 
     def _saved(self, screen, counts):
         st = self.ui.table.match.st
@@ -480,10 +495,11 @@ def _options(c, stp, nsides):
     out = []
     oc = c if c.get("ok") else stp.get("ok")
     if oc is not None:
-        out.append((None, {stp["key"]: oc["value"]}))
+        out.append((None, {} if oc.get("omit") else {stp["key"]: oc["value"]}))
     if c.get("side") is not None:
         for i in range(nsides):
-            f = {stp["key"]: c["value"], c["side"]: SIDES[i]}
+            f = {} if c.get("omit") else {stp["key"]: c["value"]}   # a sohk: its offender, no result
+            f[c["side"]] = SIDES[i]
             for k in c.get("also", ()):
                 f[k] = SIDES[i]
             if c.get("opp") is not None:
@@ -511,7 +527,8 @@ def plan(ui, want):
     for i in range(n):
         d = (i - ui.cursor) % n
         moves = min(d, n - d)
-        for side, f in _options(deal.choices[i], stp, nsides):
+        c = deal.choices[i]
+        for side, f in _options(c, stp, nsides):
             fits = True
             for k in f:
                 if k not in want or want[k] != f[k]:
@@ -604,6 +621,108 @@ class Stats:
             for j in range(len(OUTCOMES)):
                 out.append(("slip%d_%s" % (k, OUTCOMES[j]), self.slips[k][j]))
         return out
+
+
+def kinds(name):
+    """Every kind of deal the players of ruleset name may enter (each game and result, with
+    each pair as maker; a sohk by either pair with each result of the other pair, which the
+    rules pay by -- not played out, it is the other pair's plain win; a pokk's replay with
+    each of them), as (what comes before it, the deal's event fields)."""
+    if name == "schmier":
+        out = []
+        for bid in (3, 4, 5, 6):
+            for b in range(3):
+                for n in range(3 ** 6):
+                    want = {"bid": bid, "bidder": SIDES[b]}
+                    for p in ("high", "low", "right", "left", "joker", "game"):
+                        want[p] = SIDES[n % 3]
+                        n //= 3
+                    out.append(((), want))
+                    if want["game"] == SIDES[b]:
+                        tied = dict(want)
+                        tied["game"] = None
+                        out.append(((), tied))
+        return out
+    rules = _rules.get(name)
+    field = "contract" if name == "sasku" else "game"
+    games = ("suit", "ruutu", "ulekula") if name == "sasku" else rules.games
+    results = ("win", "jann", "seajann", "karvane") if name == "sasku" else ("win", "jann", "karvane")
+    pits = ("valge-pits", "pime-pits")
+    out = []
+    for game in games:
+        for maker in ("A", "B"):
+            other = "B" if maker == "A" else "A"
+            if game == "ulekula":
+                out.append(((), {field: game, "result": "win", "winner": maker}))
+                out.append(((), {field: game, "result": "pokk"}))
+                break
+            for before in ((), (("pokk", game, maker),)) if name != "sasku" else ((),):
+                base = {field: game, "maker": maker}
+                got = [dict(base, result="pokk")]
+                for w in (maker, other):
+                    for r in results:
+                        if r == "jann" and game in pits:
+                            continue
+                        got.append(dict(base, result=r, winner=w))
+                    if game in pits:
+                        got.append(dict(base, result="capture", capture=w))
+                if name != "sasku":
+                    for cheat in (maker, other):
+                        innocent = other if cheat == maker else maker
+                        for r in results:
+                            if not (r == "jann" and game in pits):
+                                got.append(dict(base, sohk=cheat, result=r, winner=innocent))
+                        if game in pits:
+                            got.append(dict(base, sohk=cheat, result="capture", capture=innocent))
+                for want in got:
+                    out.append((before, want))
+    return out
+
+
+def every_kind(name, every):
+    """Presses of every kind of deal in `every` (kinds()), each on a fresh box: (most, its kind,
+    mean, count)."""
+    most, worst, total, n = 0, None, 0, 0
+    for before, want in every:
+        ui = U.Ui(Table(), clock=FixedClock())
+        p = Player(ui)
+        p.start(name)
+        for _, game, maker in before:
+            pre = {"game": game, "maker": maker, "result": "pokk"}
+            p.enter(pre)
+        k, saved = p.enter(want)
+        ev = dict(p.last_ev)
+        for f in ("seq", "type", "board"):
+            ev.pop(f, None)
+        if name == "schmier":            # the points as the tally the box saves
+            tally = [0, 0, 0]
+            for f in ("high", "low", "right", "left", "joker", "game"):
+                if want[f] is not None:
+                    tally[SIDES.index(want[f])] += 1
+            want = {"bid": want["bid"], "bidder": want["bidder"], "tally": tally}
+            if "game" in ev:
+                want["game"] = None
+        if ev != want:
+            raise AssertionError("%s: wanted %r, saved %r" % (name, want, ev))
+        total += k
+        n += 1
+        if k > most:
+            most, worst = k, (before, want)
+    return most, worst, total / n, n
+
+
+def report_kinds(name):
+    """Lines on every kind of deal (kinds()): the most presses any needs, with and without a sohk."""
+    every = kinds(name)
+    most, worst, mean, n = every_kind(name, every)
+    out = ["  every kind of deal (%d kinds, each entered once on a fresh box, its saved event checked): "
+           "mean %.2f, max %d (%s%s)" % (n, mean, most, "after a pokk: " if worst[0] else "",
+                                         " ".join("%s=%s" % (k, worst[1][k]) for k in sorted(worst[1])))]
+    plain = [w for w in every if "sohk" not in w[1]]
+    if len(plain) != n:
+        most, worst, mean, n = every_kind(name, plain)
+        out.append("  every kind without a sohk (%d kinds): mean %.2f, max %d" % (n, mean, most))
+    return out
 
 
 def play(name, mix, seed, matches, render=None, slips=True):
@@ -958,6 +1077,8 @@ def main(argv):
     for name in RULESETS:
         print()
         for line in report(name, allm[name], results[name], mp.get(name)):
+            print(line)
+        for line in report_kinds(name):
             print(line)
     print()
     if use_mpy:

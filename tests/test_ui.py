@@ -145,10 +145,10 @@ MATCHES = {
         {"score": [16, 12], "final": [16, 13], "winner": "A"}),
     "sasku": (
         "A "                 # board 1: suit by A (NS), won: 2 (one press, as Saare mäng's)
-        "NEXT OK NEXT NEXT A "  # board 2: ruutu, its other results, "Jänn (kaotas)" to A: 4 + 2 + 2
+        "NEXT OK PREV A "    # board 2: ruutu, its other results, "Jänn (kaotas)" to A: 4 + 2 + 2
         "PREV OK B "         # board 3: all passed (üleküla), B had more: 2
         "OK OK A "           # board 4: suit, its results, OK: pokk, made by A: 2 to B
-        "OK NEXT NEXT NEXT A "  # board 5: suit, "Karvane (kaotas)" to A: 12
+        "OK PREV PREV A "    # board 5: suit, "Karvane (kaotas)" to A: 12
         "OK PREV PREV PREV B "  # board 6: suit, "Seajänn (kaotas)" to B: 2 + 2 + 1
         "LOK OK "            # a redeal: no board
         "A "                 # board 7
@@ -326,7 +326,7 @@ def test_penalty_flow():
     assert ui.msg == W.SIDE
     play(ui, "LPREV")                                # backs out
     nothing_saved(ui, before, U.ENTRY)
-    assert play(ui, "LNEXT NEXT B") == 1             # two cards shown by B: 4 (2020) to A
+    assert play(ui, "LNEXT NEXT NEXT B") == 1        # two cards shown by B (after the sohk): 4 (2020) to A
     ev = saved(ui)[-1]
     assert (ev["type"], ev["offence"], ev["by"]) == ("penalty", "cards-shown", "B")
     assert ui.table.match.st.score == [4, 0] and ui.mode == U.ENTRY

@@ -60,7 +60,8 @@ def position(actions, what):
 def penalties(m, items, ids):
     """The offences of match m's ruleset, into the lists items (their words) and ids (each
     (offence id, field, value): the number an offence takes, one item per number, or None, None;
-    field DEAL: an offence judged inside the deal being entered); none when it has none."""
+    field DEAL: an offence judged inside the deal being entered, its value the side field it
+    names the offender in, or None); none when it has none."""
     key = (m.rules.name, -1)
     rows = _ROWS.get(key)
     if rows is None:
@@ -74,9 +75,12 @@ def penalties(m, items, ids):
             else:
                 rows[0].append((o[1], o[2]))
                 rows[1].append((o[0], None, None))
+        # the offences judged inside a deal after the commonest (the first): one NEXT away
+        at = 1 if rows[0] else 0
         for o in m.rules.deal_offences:
-            rows[0].append((o[1], o[2]))
-            rows[1].append((o[0], DEAL, None))
+            rows[0].insert(at, (o[1], o[2]))
+            rows[1].insert(at, (o[0], DEAL, o[3] if len(o) > 3 else None))
+            at += 1
     for i in range(len(rows[0])):
         items.append(rows[0][i])
         ids.append(rows[1][i])

@@ -616,7 +616,7 @@ class Ui:
                 return self._refuse(W.NOSIDE)
             offence, field, value = self.chosen[self.cursor]
             if field == menus.DEAL:
-                return self._deal_offence(offence, side)
+                return self._deal_offence(offence, side, value)
             ev = {"type": "penalty", "offence": offence, "by": SIDES[side]}
             if field is not None:
                 ev[field] = value
@@ -627,15 +627,19 @@ class Ui:
             self._back_to_entry()
         return _MOVED
 
-    def _deal_offence(self, offence, side):
+    def _deal_offence(self, offence, side, field):
         """An offence judged inside the deal being entered (the ruleset's deal_offences): back
-        to the entry, the offence and its offender in the deal's answers (and on the banner);
-        the deal is saved with them when its result is entered."""
+        to the entry, the offence and its offender in the deal's answers (or, field given, the
+        offender alone in that field: a sohk), and on the banner; the deal is saved with them
+        when its result is entered."""
         self._back_to_entry()
         if self.mode != ENTRY:
             return self._refuse(W.REFUSED)
-        self.deal.answers["offence"] = offence
-        self.deal.answers["offender"] = SIDES[side]
+        if field is not None:
+            self.deal.answers[field] = SIDES[side]
+        else:
+            self.deal.answers["offence"] = offence
+            self.deal.answers["offender"] = SIDES[side]
         self._set_banner()
         return _MOVED
 

@@ -288,9 +288,10 @@ class Ruleset:
     settings = ()
     offences = ()           # (id, et, en), or (id, et, en, (field, low, high)): a number the offence takes
     redeal_reasons = ()     # (id, et, en)
-    # offences judged inside a deal (id, et, en): chosen from the penalty list with the
-    # offender's button, they go into the deal being entered as its `offence` and
-    # `offender` fields, and the rules score the deal by them
+    # offences judged inside a deal (id, et, en), or (id, et, en, side field): chosen from
+    # the penalty list with the offender's button, they go into the deal being entered as its
+    # `offence` and `offender` fields (or the offender alone in that side field: a sohk), and
+    # the rules score the deal by them
     deal_offences = ()
     has_boards = False
     deal_words = ()         # (field, side field) pairs that name a deal in the players' words, in order

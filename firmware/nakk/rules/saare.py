@@ -135,6 +135,10 @@ class Saare(Ruleset):
             offences.append(("misdeal-twice", "Kaks vale jagamist", "Misdealt twice"))
         offences.append(("noise", "Lärm", "Noise"))
         self.offences = tuple(offences)
+        # a sohk (SM-04) is judged inside the deal: chosen from the penalty list with the
+        # offender's button, it goes into the deal being entered as its `sohk` field; the deal
+        # is then entered as it went (not played out: the other pair's win), the rules pay by it
+        self.deal_offences = (("sohk", "Sohk", "Sohk", "sohk"),)
         reasons = [
             ("misdeal", "Vale jagamine", "Misdeal"),
             ("no-picture", "Pildita", "No picture"),
@@ -396,6 +400,11 @@ class Saare(Ruleset):
         return None if st.chain else 0     # a pokk replay fixes its game (and maker): its own form
 
     def banner(self, st, answers, lang):
+        cheat = answers.get("sohk")
+        if cheat is not None:
+            # what to enter after a sohk: the deal as it went; not played out, the other pair's win
+            return ("Sohk %s; pooleli: %s võitis", "Sohk %s; unfinished: %s won")[lang] % (
+                cheat, SIDES[1 - SIDES.index(cheat)])
         if not st.chain:
             return None
         maker, game = st.pending
@@ -458,7 +467,6 @@ class Saare(Ruleset):
                 # the replay: game and maker as before, only the result is asked
                 fixed["maker"] = SIDES[maker]
                 steps.append(step("result", "Kordus", "Replay", self._replay_results(cfg), ok=_POKK))
-                steps.append(self._sohk_step(cfg))
                 return fixed, steps
             steps.append(step("game", "Mäng", "Game", [self._game(game)]))
         else:
@@ -467,28 +475,13 @@ class Saare(Ruleset):
                 games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True, name=_GAME_LABELS[ULEKULA],
                                     ok_says=("edasi", "next")))
             steps.append(step("game", "Mäng", "Game", wrapped(games)))
-        # OK on any result: a pokk (nobody won), then the maker's button; a sohk names the
-        # offending pair, then the maker's button too (the step is labelled with the result)
+        # OK on any result: a pokk (nobody won), then the maker's button (the step is labelled
+        # with the result)
         steps.append(step("result", "Tulemus", "Result", self._results(cfg), named="game", ok=_POKK))
         steps.append(step("maker", "Tegija", "Maker", [
             choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(self.games)))],
             named="result"))
-        steps.append(self._sohk_step(cfg))
         return fixed, steps
-
-    def _sohk_step(self, cfg):
-        """After a sohk (its offender named, and the maker): how the deal went for the other
-        pair, which the rules pay by when it won (SM-04). Asked only after a sohk: every other
-        answer fills the result. OK: not played out, or won by the offenders (the base win)."""
-        jann = tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"])
-        ranked = [choice(None, "Pooleli", "Unfinished", ok=True, omit=True, ok_says=_BASE_WIN),
-                  choice(WIN, "Võit", "Won", side="winner", says=_WON),
-                  choice(JANN, "Jänn", "Jänn", side="winner", says=_WON, when=("game", jann)),
-                  choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON)]
-        if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
-            ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
-                                 when=("game", _PITS)))
-        return step("result", "Sohk: tulemus", "Sohk: result", wrapped(ranked))
 
     def _game(self, g):
         et, en = _GAME_LABELS[g]
@@ -524,9 +517,6 @@ class Saare(Ruleset):
                                  when=when))
             ranked.append(choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
                                  says=_WON, when=when))
-            # a sohk (SM-04): the offending pair's button; the deal goes to the other pair by
-            # sohk_policy (no result is entered: the rules score it); then the maker's button
-            ranked.append(choice(None, "Sohk", "Sohk", side="sohk", omit=True, says=_SOHK, when=when))
             out.extend(wrapped(ranked))
         if cfg["all_pass_policy"] == "ulekula-ruutu":
             # all passed: no maker; the pair with more eyes, or a pokk
@@ -542,7 +532,6 @@ class Saare(Ruleset):
         if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
             ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
                                  when=("game", _PITS)))
-        ranked.append(_SOHK_CHOICE)        # a sohk in the replay: the offender, then how it went
         return wrapped(ranked)
 
     def describe(self, ev, lang, steps, number=None):
@@ -580,9 +569,6 @@ _MADE = ("tegi", "made it")
 _CAUGHT = ("püüdis", "caught it")
 _MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
 _OTHER = ("muu", "other")
-_SOHK = ("tegi sohku", "cheated")
-_BASE_WIN = ("põhivõit", "base win")
-_SOHK_CHOICE = choice(None, "Sohk", "Sohk", side="sohk", omit=True, says=_SOHK)
 _POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), KARVANE: (" karvaselt", ", karvane"),
         CAPTURE: (", ♦6 püüdis ♣K", ", ♦6 caught ♣K")}

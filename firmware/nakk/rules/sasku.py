@@ -277,13 +277,15 @@ class Sasku(Ruleset):
                                           ok_says=("vali", "choose"))] + first[2:]
         played = (SUIT, RUUTU)
         when = ("contract", played)
+        # most likely first (wrapped: the cursor meets them so): "made it and won" is the first
+        # step's one press, so the makers' loss leads here
         ranked = [choice(WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when),
                   choice(JANN, "Jänn 91+", "Jänn 91+", side="winner", also=("maker",), says=_MADE_WON, when=when),
-                  choice(SEAJANN, "Seajänn 90", "Seajänn 90", side="winner", also=("maker",), says=_MADE_WON,
-                         when=when),
                   choice(JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker", says=_WON, when=when),
                   choice(KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON, when=when),
                   choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker", says=_WON,
+                         when=when),
+                  choice(SEAJANN, "Seajänn 90", "Seajänn 90", side="winner", also=("maker",), says=_MADE_WON,
                          when=when),
                   choice(SEAJANN, "Seajänn (kaotas)", "Seajänn (lost)", side="winner", opp="maker", says=_WON,
                          when=when)]
