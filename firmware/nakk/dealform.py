@@ -93,6 +93,7 @@ class DealEntry:
         self.done = 0              # bit i: step i was answered by a press (not skipped, not set by another)
         self.sides = 2             # sides of the match (a tally counts for each)
         self._counting = False     # _offered's step is a tally
+        self._living = False       # _offered's step is `live`
         self.choices = ()          # what the current step offers (its conditions applied)
         self.label = None          # the current step's label, and its choices' labels (show(), back())
         self.labels = ()
@@ -101,12 +102,14 @@ class DealEntry:
         self._form_steps = None
         self._lists = {}           # step index -> (choices offered, their labels), for steps without conditions
         self._lists_of = None      # the steps those lists belong to
+        self._m = None             # the match (a `live` step asks its ruleset what it offers)
 
     def begin(self, m):
         """A new deal of match m: the ruleset's form for it (the last deal's again when
         its form_key says the form is the same), nothing answered."""
         key = m.rules.form_key(m.st)
         self.sides = m.rules.sides
+        self._m = m
         if key is None or self._form_match is not m or self._form_key != key or self._form_steps is not self.steps:
             # not the questions of the last deal (or a take-back put other steps
             # in place since): the ruleset's form for this one
@@ -125,12 +128,15 @@ class DealEntry:
     def _offered(self, stp):
         out = []
         self._counting = "count" in stp
+        self._living = "live" in stp
         for c in stp["choices"]:
             if self._offers(c):
                 out.append(c)
         return out
 
     def _offers(self, c):
+        if self._living and not self._m.rules.offers(self._m.st, c):
+            return False
         w = c.get("when")
         if w is not None and self._given(w[0]) not in w[1]:
             return False
@@ -151,6 +157,8 @@ class DealEntry:
         """Where show() keeps the current step's lists (see there), or None: made every time."""
         if "count" in stp:
             return -1 - 2 * self.step - (1 if self._nobody(stp) else 0)
+        if stp.get("live"):
+            return None                   # what the match allows now: made every time
         field = _when_field(stp["choices"])
         if field is _MIXED:
             return None

@@ -314,6 +314,8 @@ class Screen:
         for stp in steps:
             if _keep(scratch, stp["label"][lang]):
                 yield
+            if "live" in stp:
+                continue           # offered now and then (another board): drawn when shown
             for c in stp["choices"]:
                 if _keep(scratch, c["label"][lang]):
                     yield

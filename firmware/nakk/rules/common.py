@@ -170,6 +170,9 @@ def _word(v):
 #            (a pokk among results taken with the winner's button)
 #   named    optional: a field answered earlier; the step is labelled with that
 #            answer's name ("Trump" over the results of a suit game)
+#   live     optional: True when the ruleset's offers(st, choice) decides, deal by deal, which
+#            of its choices are offered too (the boards not yet stored); its lists are made
+#            whenever it is shown
 #   count    optional: a tally step. Its field becomes a list, one count per side;
 #            a side button adds one to that side until `count` are given, OK gives
 #            what is left to the side in `rest`; an ok choice with `sets` counts
@@ -208,7 +211,7 @@ def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, s
     return c
 
 
-def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=None):
+def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=None, live=False):
     """One question of a deal form. side: the side field of every choice that names none
     (the choices given are not changed: those that need it are copied)."""
     if side is not None:
@@ -228,6 +231,8 @@ def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=
         s["named"] = named
     if ok is not None:
         s["ok"] = ok
+    if live:
+        s["live"] = True
     return s
 
 
@@ -383,6 +388,10 @@ class Ruleset:
         replay keeps, the bid entered), or None. answers: the deal's fields answered so far.
         Called when the entry moves a step, not per frame."""
         return None
+
+    def offers(self, st, c):
+        """Whether choice c of a `live` step of the deal form is offered now (deal forms, above)."""
+        return True
 
     def mark_bonus(self, st, cfg, i):
         """What the marks of side i bring at the end (shown beside its name while the match is

@@ -243,32 +243,26 @@ class Sasku(Ruleset):
         of that game, each taken with the WINNER's button ("Kaotas": the maker lost); OK there
         is a pokk, then the maker's button. The last choice of the first step, "Muu jaotus",
         stores the board under another number (a board not played in this room is left out).
-        fixed: the board the header shows; the steps are made once and shared, but for the
-        boards one may choose instead (read-only, as nakk.dealform reads them)."""
+        fixed: the board the header shows. The steps are made once a board range and shared
+        (read-only, as nakk.dealform reads them): the press that enters a board does not build
+        the next one's (docs/latency.md); the boards on offer are offers()'."""
         n = self.next_board(st)
         fixed = {"board": n}
-        forms = getattr(self, "_steps", None)
-        if forms is None:
-            forms = self._steps = self._form_steps()
-        others = [self._board(b) for b in range(st.board_range[0], st.board_range[1] + 1)
-                  if b != n and b not in st.boards]
-        if not others:
-            return fixed, forms[0]             # the last board: no other to choose
-        steps = forms[1]
-        return fixed, [steps[0], step("board", "Jaotus", "Board", others)] + steps[1:]
+        lo, hi = st.board_range
+        forms = getattr(self, "_forms", None)
+        if forms is None or forms[0] != lo or forms[1] != hi:
+            forms = self._forms = (lo, hi) + self._form_steps(lo, hi)
+        for b in range(lo, hi + 1):
+            if b != n and b not in st.boards:
+                return fixed, forms[3]         # another board may be chosen
+        return fixed, forms[2]                 # the last board: no other to choose
 
-    def _board(self, b):
-        # a board's choice, made once a box (a few a match: the room's numbers)
-        cache = getattr(self, "_boards", None)
-        if cache is None:
-            cache = self._boards = {}
-        c = cache.get(b)
-        if c is None:
-            c = cache[b] = choice(b, "Jaotus %d" % b, "Board %d" % b, ok=True, ok_says=("see", "this"),
-                                  when=("contract", (None,)))
-        return c
+    def offers(self, st, c):
+        # the board step: the boards not stored yet, but the one the header shows
+        b = c["value"]
+        return b != self.next_board(st) and b not in st.boards
 
-    def _form_steps(self):
+    def _form_steps(self, lo, hi):
         games = [self._game(SUIT, "Trump", "Suit"), self._game(RUUTU, "Ruutu", "Ruutu"),
                  choice(ULEKULA, "Üleküla", "All passed", ok=True, ok_says=("edasi", "next"), name=_ULEKULA)]
         first = wrapped(games)
@@ -296,10 +290,13 @@ class Sasku(Ruleset):
         rest = [step("result", "Tulemus", "Result", results, named="contract", ok=_POKK),
                 step("maker", "Tegija", "Maker", [choice("maker", "Tegija", "Maker", side="maker", says=_MADE,
                                                          when=("contract", played))], named="result")]
+        boards = [choice(b, "Jaotus %d" % b, "Board %d" % b, ok=True, ok_says=("see", "this"),
+                         when=("contract", (None,))) for b in range(lo, hi + 1)]
         # (the last board's steps, and the others': "Muu jaotus", then the board and the game
         # again, skipped when the game is answered)
         return ([step("contract", "Mäng", "Game", first)] + rest,
-                [step("contract", "Mäng", "Game", other_board), step("contract", "Mäng", "Game", first)] + rest)
+                [step("contract", "Mäng", "Game", other_board), step("board", "Jaotus", "Board", boards, live=True),
+                 step("contract", "Mäng", "Game", first)] + rest)
 
     def _game(self, g, et, en):
         return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
