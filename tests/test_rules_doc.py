@@ -7,7 +7,7 @@ from conftest import ROOT
 DOC = os.path.join(ROOT, "docs", "rules.md")
 
 # which game's section of docs/rules.md a file's section (§) and line (L) references belong to
-GAME = {"saare.py": "Saare mäng", "sasku.py": "Turniirisasku", "teams.py": "Turniirisasku", "schmier.py": "Schmier"}
+GAME = {"saare.py": "Saare mäng", "saare_tables.py": "Saare mäng", "sasku.py": "Turniirisasku", "teams.py": "Turniirisasku", "schmier.py": "Schmier"}
 
 IDS = re.compile(r"\b(?:SM|TS|SC)-\d\d\b|\bT-P\d\b|\bP\d-P\d\b")
 SECTION = re.compile(r"§\d+(?:\.\d+)?")

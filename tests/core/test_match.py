@@ -419,12 +419,12 @@ def test_registry_titles_are_the_rulesets_own():
 def test_saare_classic_shares_the_settings_it_has_in_common_with_2020():
     # one Setting object for both rulesets where they agree (heap on the box); the classic
     # rules read exactly as if made on their own
-    from nakk.rules import saare
-    fresh = saare._common_settings(False)
+    from nakk.rules import saare, saare_tables
+    fresh = saare_tables.settings(False)
     got = saare.SAARE_CLASSIC.settings
     fields = lambda ss: [(s.key, s.default, type(s.default), s.ref, s.text) for s in ss]
     assert fields(got) == fields(fresh)
-    y2020 = saare._common_settings(True)
+    y2020 = saare_tables.settings(True)
     agree = [s.key for s in fresh if [o for o in y2020 if o.key == s.key and o.default == s.default]]
     shared = [s.key for s in got if [o for o in saare.SAARE_2020.settings if o is s]]
     assert shared == agree and 0 < len(shared) < len(got)

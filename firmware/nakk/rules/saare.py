@@ -5,21 +5,10 @@ sentence of the Estonian texts (the primary source) that each rests on.
 """
 
 from nakk.event import EventError, SIDES, check_pair
-from nakk.rules.common import IntRange, Ruleset, Setting, cached_form, choice, eyes_and_tricks, keep_form, \
-    pokk_or_winner, step, other, wrapped
+from nakk.rules.common import Ruleset, cached_form, eyes_and_tricks, keep_form, pokk_or_winner, other
+from nakk.rules.saare_tables import SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA, _BASE, _PITS, \
+    _BLIND_OR_PITS, _GAME_LABELS, WIN, JANN, KARVANE, POKK, CAPTURE, RESULTS, build_form, settings, shared
 
-SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
-    "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
-_BASE = {SUIT: 2, RUUTU: 4, PIME_RUUTU: 6, VALGE_PITS: 6, PIME_PITS: 8, ULEKULA: 2}
-_PITS = (VALGE_PITS, PIME_PITS)
-_BLIND_OR_PITS = (PIME_RUUTU, VALGE_PITS, PIME_PITS)
-_GAME_LABELS = {
-    SUIT: ("Trump", "Suit"), RUUTU: ("Ruutu", "Ruutu"), PIME_RUUTU: ("Pime ruutu", "Blind ruutu"),
-    VALGE_PITS: ("Valge pits", "White pits"), PIME_PITS: ("Pime pits", "Blind pits"),
-    ULEKULA: ("Üleküla", "All passed"),
-}
-WIN, JANN, KARVANE, POKK, CAPTURE = "win", "jann", "karvane", "pokk", "capture"
-RESULTS = (WIN, JANN, KARVANE, POKK, CAPTURE)
 TRUMPS = ("hearts", "spades", "clubs", "diamonds")
 NAKKS_PER_RING = 4     # 4 nakks make a ring; 4 rings (16) win: the gauge and the LED ring count them
 
@@ -28,63 +17,6 @@ _DEAL_FIELDS = (("game", "str"), ("maker", "side"), ("result", "str"), ("winner"
                 ("trump", "str"), ("note", "str"))
 # (required, optional) in one pair made once: a deal entry checks its event without a tuple
 _DEAL_CHECK = ((), _DEAL_FIELDS)
-
-
-def _common_settings(year2020):
-    return _settings(year2020) + ((
-        # Only the 2020 text penalises a second misdeal (L9: "Kui eksib kaks korda
-        # kaartide jagamisel, karistatakse kahe nakiga"). The classic text leaves a
-        # misdeal to the forehand, who chooses a new deal or dealing on (classic L4), with
-        # no penalty: classic has neither the offence nor the setting.
-        Setting("misdeal_twice_penalty", 2, IntRange(0, 16), "SM-13",
-                "A dealer's second misdeal in one turn (0: not a penalty); the next player shuffles."),
-    ) if year2020 else ())
-
-
-def _settings(year2020):
-    return (
-        Setting("target", 16, IntRange(4, 200), "§3",
-                "Nakks that end the partii (16 = 4 rings)."),
-        Setting("cap_deal_points_at_16", False, (False, True), "SM-03",
-                "Cap the official total at the target when a deal overshoots it (the uncapped total is always kept)."),
-        Setting("penalty_clip_at_target", True, (True,), "SM-03",
-                "A penalty lifts its recipient to the target at most (\"Karistuspunkte ei lisata üle 16 punkti\")."),
-        Setting("pokk_replay_bonus", "flat" if year2020 else "none", ("flat", "per-pokk", "none"), "SM-02",
-                "Bonus of 2 to the winners of a pokk replay: once (flat), 2 for every pokk in the chain, or none."),
-        Setting("pokk_replay_keeps_maker", True, (True, False), "SM-18",
-                "A pokk replay keeps the maker pair as well as the game; false: only the game (the trump) is kept."),
-        Setting("pits_jann_bonus", False, (False, True), "SM-05",
-                "Score jänn +2 (and karvane's +2) in pits games (\"Jänni ei märgita\": no)."),
-        Setting("pits_capture_is_karvane_win", True, (True, False), "SM-06",
-                "The ♦6 catching the opponents' ♣K wins the deal as karvane for its pair; false: a karvane mark only."),
-        Setting("beaten_bonus_applies_to_pits_and_blind", True, (True, False), "SM-17",
-                "Defenders who beat a pits or blind game get +2, as in ordinary games."),
-        Setting("karvane_bonus", "per-mark", ("per-mark", "once"), "SM-10",
-                "End bonus for karvane marks: +1 per mark, or +1 once per pair that has any."),
-        Setting("prillid_counts_penalty_nakks", True, (True, False), "SM-11",
-                "Penalty nakks received count as nakks when deciding prillid (the loser has 0)."),
-        Setting("sohk_policy", "lose-deal", ("lose-deal", "forfeit-partii"), "SM-04",
-                "Sohk costs the offending pair the deal, or the whole partii."),
-        Setting("forfeit_end_bonuses", "all", ("all", "karvane", "none"), "SM-10 [I]",
-                "End bonuses when the partii ends by a forfeit, or by a sohk under forfeit-partii: all "
-                "(karvane +1 and prillid, as at any end: the texts add them \"partii lõppedes\" with no "
-                "exception), karvane (the marks only), or none."),
-        Setting("all_pass_policy", "void", ("void", "ulekula-ruutu"), "SM-16",
-                "All four pass: a redeal, or üleküla ruutu (2 nakks to the pair with more eyes)."),
-        Setting("card_show_penalty", 2, IntRange(0, 16), "P3-P5",
-                "Nakks to the opponents for a card shown, dropped face up or led out of turn."),
-        Setting("multi_card_show_penalty", "per-incident" if year2020 else "per-card",
-                ("per-incident", "per-card"), "SM-14",
-                "Two or more cards shown at once: a fixed penalty per incident, or the single-card penalty per card."),
-        Setting("multi_card_incident_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-14",
-                "The fixed penalty for two or more cards shown at once, per incident (2020: 4, L53)."),
-        Setting("shuffle_penalty", 4 if year2020 else 2, IntRange(0, 16), "SM-22",
-                "Shuffling after the delivery was chosen (classic: intentional shuffling only)."),
-        Setting("noise_deduction", 4, IntRange(0, 16), "SM-15",
-                "Deducted from the pair's overall tournament result at the judge's second warning."),
-        Setting("redeal_passes_shuffle", False, (False, True), "§3 [I]",
-                "After a redeal the next player shuffles (default: the same shuffler deals again)."),
-    )
 
 
 def _mark_bonuses(st, per_mark, counted):
@@ -124,7 +56,7 @@ class Saare(Ruleset):
         self.title = title
         self.games = games
         self.year2020 = year2020
-        self.settings = _common_settings(year2020)
+        self.settings = settings(year2020)
         offences = [
             ("card-shown", "Kaart näidatud", "Card shown"),
             # the count changes the penalty under per-card (SM-14): the box asks it
@@ -454,85 +386,8 @@ class Saare(Ruleset):
         f = cached_form(self, key, slot)
         if f is not None:
             return f
-        fixed, steps = self._build_form(st, cfg)
+        fixed, steps = build_form(self, st, cfg)
         return keep_form(self, key, fixed, steps, slot)
-
-    def _build_form(self, st, cfg):
-        fixed = {}
-        steps = []
-        if st.chain:
-            maker, game = st.pending
-            fixed["game"] = game
-            if cfg["pokk_replay_keeps_maker"]:
-                # the replay: game and maker as before, only the result is asked
-                fixed["maker"] = SIDES[maker]
-                steps.append(step("result", "Kordus", "Replay", self._replay_results(cfg), ok=_POKK))
-                return fixed, steps
-            steps.append(step("game", "Mäng", "Game", [self._game(game)]))
-        else:
-            games = [self._game(g) for g in self.games]
-            if cfg["all_pass_policy"] == "ulekula-ruutu":
-                games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True, name=_GAME_LABELS[ULEKULA],
-                                    ok_says=("edasi", "next")))
-            steps.append(step("game", "Mäng", "Game", wrapped(games)))
-        # OK on any result: a pokk (nobody won), then the maker's button (the step is labelled
-        # with the result)
-        steps.append(step("result", "Tulemus", "Result", self._results(cfg), named="game", ok=_POKK))
-        steps.append(step("maker", "Tegija", "Maker", [
-            choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(self.games)))],
-            named="result"))
-        return fixed, steps
-
-    def _game(self, g):
-        et, en = _GAME_LABELS[g]
-        return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=_OTHER, name=(et, en))
-
-    def _results(self, cfg):
-        """The other results of a game, each with the winner's button (a pokk: the maker's).
-        "Made it and won" is not among them: the first step's side button says it in one press.
-        Games with jänn and pits games without it each get their list in their own order of
-        likelihood (the cursor meets only the one of the game chosen)."""
-        jann = tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"])
-        nojann = tuple(g for g in self.games if g not in jann)
-        capture = cfg["pits_capture_is_karvane_win"]
-        out = []
-        for games in (jann, nojann):
-            if not games:
-                continue
-            when = ("game", games)
-            ranked = [choice(WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when)]
-            caught = capture and games is nojann
-            if caught:
-                ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", also=("maker",),
-                                     says=_MADE_CAUGHT, when=when))
-                ranked.append(choice(CAPTURE, "♦6 püüdis (kaotas)", "♦6 caught (lost)", side="capture",
-                                     opp="maker", says=_CAUGHT, when=when))
-            if games is jann:
-                ranked.append(choice(JANN, "Jänn", "Jänn", side="winner", also=("maker",), says=_MADE_WON,
-                                     when=when))
-                ranked.append(choice(JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker",
-                                     says=_WON, when=when))
-            ranked.append(choice(KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON,
-                                 when=when))
-            ranked.append(choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
-                                 says=_WON, when=when))
-            out.extend(wrapped(ranked))
-        if cfg["all_pass_policy"] == "ulekula-ruutu":
-            # all passed: no maker; the pair with more eyes, or a pokk
-            out.append(choice(WIN, "Rohkem silmi", "More eyes", side="winner", says=_WON,
-                              when=("game", (ULEKULA,))))
-        return out
-
-    def _replay_results(self, cfg):
-        ranked = [choice(WIN, "Võit", "Won", side="winner", says=_WON),
-                  choice(JANN, "Jänn", "Jänn", side="winner", says=_WON,
-                         when=("game", tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"]))),
-                  choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON)]
-        if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
-            ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
-                                 when=("game", _PITS)))
-        return wrapped(ranked)
 
     def describe(self, ev, lang, steps, number=None):
         """A deal as the players say it, by the number the header gave it: "Mäng 5: Trump, A tegi
@@ -561,15 +416,6 @@ class Saare(Ruleset):
         return "%s %d: %s" % (self.counter_word[lang], number if number is not None else ev["seq"], text)
 
 
-# what a side press or OK does, in the players' words (the screen shows it before the press,
-# under the pair's name: at most 51 px each, tests/test_words.py)
-_MADE_WON = ("tegi, võitis", "made, won")
-_WON = ("võitis", "won")
-_MADE = ("tegi", "made it")
-_CAUGHT = ("püüdis", "caught it")
-_MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
-_OTHER = ("muu", "other")
-_POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), KARVANE: (" karvaselt", ", karvane"),
         CAPTURE: (", ♦6 püüdis ♣K", ", ♦6 caught ♣K")}
 
@@ -607,26 +453,4 @@ SAARE_CLASSIC = Saare("saare-classic", ("Saare mäng (vana)", "Saare mäng class
                       (SUIT, RUUTU), False)
 
 
-def _shared(settings, like):
-    """settings, each one that equals a setting of `like` replaced by that one: the two
-    rulesets share most of their settings (~3 KB of heap for each set on the unix port)."""
-    same = {}
-    for o in like:
-        same[o.key] = o
-    out = []
-    for s in settings:
-        o = same.get(s.key)
-        if o is not None and o.ref == s.ref and o.text == s.text and o.default == s.default \
-                and type(o.default) is type(s.default) and _same_choices(o.choices, s.choices):
-            s = o
-        out.append(s)
-    return tuple(out)
-
-
-def _same_choices(a, b):
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        return a == b
-    return a.low == b.low and a.high == b.high
-
-
-SAARE_CLASSIC.settings = _shared(SAARE_CLASSIC.settings, SAARE_2020.settings)
+SAARE_CLASSIC.settings = shared(SAARE_CLASSIC.settings, SAARE_2020.settings)
