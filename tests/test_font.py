@@ -78,7 +78,7 @@ SHAPES = {
     "r": ["....", "....", "#.##", "##..", "#...", "#...", "#...", "...."],
     "v": [".....", ".....", "#...#", "#...#", "#...#", ".#.#.", "..#..", "....."],
     "e": ["....", "....", ".##.", "#..#", "####", "#...", ".###", "...."],
-    "Ä": [".#.#.", ".....", ".###.", "#...#", "#####", "#...#", "#...#", "....."],
+    "Ä": ["#...#", ".###.", "#...#", "#...#", "#####", "#...#", "#...#", "....."],
 }
 
 
@@ -124,12 +124,40 @@ def test_umlauts_are_two_dots_over_the_letter():
         assert len(dots) == 2 and dots[1] - dots[0] >= 2, "two separate dots: " + a[0]
     for ch in "ÄÖÜ":
         a = art(ch)
-        assert a[0].count("#") == 2 and "##" not in a[0] and "#" not in a[1], ch
+        assert a[0].count("#") == 2 and "##" not in a[0], ch
+
+
+def test_capitals_with_marks_are_capitals():
+    # issue 26: Õ Ä Ö Ü Š Ž full height (ink from row 0, the marks, to row 6, the baseline, with a
+    # body of rows 1-6: taller than the small letter's x-height body of rows 2-6), 5 columns,
+    # and each unlike its small letter and its plain capital, at every scale the box draws text
+    plain = {"Õ": "O", "Ä": "A", "Ö": "O", "Ü": "U", "Š": "S", "Ž": "Z"}
+    for ch in "ÕÄÖÜŠŽ":
+        a = art(ch)
+        assert len(a[0]) == 5 and "#" in a[0] and "#" in a[1] and "#" in a[6] and "#" not in a[7], (ch, a)
+        rows = [r for r in range(8) if "#" in a[r]]
+        assert rows == list(range(7)), (ch, a)
+        assert a != art(ch.lower()) and a != art(plain[ch]), ch
+        small = art(ch.lower())
+        assert "#" not in small[1] or ch.lower() in "õšž", ch   # the small ones keep their x-height body
+    for scale in (1, 2):                      # the list's text, and Schmier's wide scores
+        for ch in "ÕÄÖÜŠŽ":
+            got = _drawn(ch, scale)
+            assert got != _drawn(ch.lower(), scale) and got != _drawn(plain[ch], scale), (ch, scale)
+            lit = [y for y in range(H) if any(got[y * W:(y + 1) * W])]
+            assert lit == list(range(lit[0], lit[0] + 7 * scale)), (ch, scale)     # full height
+
+
+def _drawn(s, scale):
+    """s drawn by nakk.font at (0, 0) and scale, as one row-major list of 0/1 pixels."""
+    fb = StandInFB()
+    font.text(fb, s, 0, 0, scale=scale)
+    return [fb.pixel(x, y) for y in range(H) for x in range(W)]
 
 
 def test_tilde_and_caron_are_distinct_accents():
     # õ and ö differ only in the accent; š/ž carry a 'v' caron (a two-row accent with a gap below)
-    for ch in "õšžÕŠŽ":
+    for ch in "õšž":
         a = art(ch)
         assert "#" in a[0] and "#" in a[1] and "#" not in a[2], ch
     assert art("õ")[:2] != art("ö")[:2]

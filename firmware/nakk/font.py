@@ -14,7 +14,8 @@
 # Layout of a text glyph: an 8-row cell, bit 0 of a column byte is the top
 # row. Capitals and digits use rows 0-6, the x-height is rows 2-6, row 7
 # holds descenders; ä ö ü keep their body and carry the dots in row 0; õ š ž
-# (two-row accents) and the accented capitals use a shorter body. Glyphs are
+# (two-row accents) use a shorter body. The accented capitals are capitals: their
+# marks in row 0 and a body of rows 1-6, taller and wider than the small letter's. Glyphs are
 # 1-5 columns wide with 1 blank column between them.
 #
 # Code points: printable ASCII, õ ä ö ü š ž Õ Ä Ö Ü Š Ž, ♦ ♣ ♥ ♠ (also the
@@ -166,12 +167,12 @@ _FONT = (
     b"\x04\x3d\x40\x40\x7d\x00"  # ü U+00FC
     b"\x04\x51\x5a\x6a\x29\x00"  # š U+0161
     b"\x04\x49\x6a\x5a\x49\x00"  # ž U+017E
-    b"\x05\x32\x49\x49\x4a\x31"  # Õ U+00D5
-    b"\x05\x78\x15\x14\x15\x78"  # Ä U+00C4
-    b"\x05\x38\x45\x44\x45\x38"  # Ö U+00D6
-    b"\x05\x3c\x41\x40\x41\x3c"  # Ü U+00DC
-    b"\x05\x50\x59\x4a\x69\x28"  # Š U+0160
-    b"\x05\x48\x69\x7a\x59\x48"  # Ž U+017D
+    b"\x05\x3e\x41\x41\x42\x3d"  # Õ U+00D5
+    b"\x05\x7d\x12\x12\x12\x7d"  # Ä U+00C4
+    b"\x05\x3d\x42\x42\x42\x3d"  # Ö U+00D6
+    b"\x05\x3e\x41\x40\x41\x3e"  # Ü U+00DC
+    b"\x05\x44\x4b\x4a\x4b\x32"  # Š U+0160
+    b"\x05\x42\x63\x52\x4b\x46"  # Ž U+017D
     b"\x05\x08\x1c\x3e\x1c\x08"  # ♦ U+2666
     b"\x05\x1c\x5f\x6b\x5f\x1c"  # ♣ U+2663
     b"\x05\x0c\x1e\x3c\x1e\x0c"  # ♥ U+2665
