@@ -104,6 +104,9 @@ def test_a_turniirisasku_board_left_out_in_a_room_is_not_stored_under_its_number
     assert sorted(ui.table.match.st.boards) == [1, 4, 5, 6, 7, 8]
 
 
+_EACH = [None]     # the walk's each(ui), called on every screen a commit is made on
+
+
 def _commit(ui, c, ok=False):
     """Commit choice c of the step on screen: a side button (A) where it names a side, else OK
     (ok: OK where it takes c too, answering only its step: "Trump · võit" opens the results)."""
@@ -113,6 +116,8 @@ def _commit(ui, c, ok=False):
         i += 1
         assert i <= len(ui.items), "choice not offered"
     _says_what_the_next_press_does(ui)
+    if _EACH[0] is not None:
+        _EACH[0](ui)
     return play(ui, "A" if c.get("side") is not None and not (ok and c.get("ok")) else "OK")
 
 
@@ -184,12 +189,16 @@ def _step_ok(ui):
     while ui.deal.choices[ui.cursor].get("ok"):
         play(ui, "NEXT")
     _says_what_the_next_press_does(ui)
+    if _EACH[0] is not None:
+        _EACH[0](ui)
     return play(ui, "OK")
 
 
-def _walk(name, started_, offered, entered):
+def _walk(name, started_, offered, entered, each=None):
     """Every choice on every path of the form a fresh started_() box shows, entered through
-    the buttons (a side button, A, where it names a side; else OK), and the saved deal checked."""
+    the buttons (a side button, A, where it names a side; else OK), and the saved deal checked.
+    each(ui): called on every screen of the entry before a press commits on it."""
+    _EACH[0] = each
     base = started_()
     steps = base.deal.steps
     for k in range(len(steps)):

@@ -47,6 +47,7 @@ _ROWS = const(4)             # list lines in the body
 _SAVE_X = const(60)          # the "saving" box: x 60-127 of the head
 _SAVE_W = const(68)
 _DIGITS_Y = const(18)        # the score's 32 px digits
+_FOOT_WORD = const(60)       # the step's word (or OK's) left of the answer box: up to x 60
 _KEPT = const(8)             # pages kept drawn per region (names line, foot): 1 KB each
 
 
@@ -374,6 +375,8 @@ class Screen:
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)
         head = _mix(_mix(_mix(base, 1 if saving else 0), waiting), ui.version if listed else 0)
+        if mode == U.ENTRY and ui.msg is not None:
+            head = _mix(head, ui.version)      # a message on the entry is in the header
         foot = _mix(_mix(_mix(base, ui.version), ui.faults), 1 if ui.msg is not None else 0)
         names = _mix(base, ui.table.n or 0)
         if mode == U.ENTRY and not ui.idle:
@@ -401,7 +404,7 @@ class Screen:
             for i in range(st.sides):
                 names = _mix(_mix(names, st.bonus[i] & 0xFF), st.marks[i])
             if mode == U.ENTRY and ui.banner is not None:
-                names = _mix(names, hash(ui.banner) & 0xFFFF)
+                head = _mix(head, hash(ui.banner) & 0xFFFF)
         names_kept = names            # what the names line shows but the button's words (the key)
         if mode == U.ENTRY and not ui.idle:
             names = _mix(names, self._says_gen)
@@ -426,8 +429,7 @@ class Screen:
                 keep = m is not None and m.st is not None
                 if keep:
                     # the key: the signature, the button's words, the banner
-                    self._key(names_kept, says[ui.lang] if says is not None else None,
-                              ui.banner if mode == U.ENTRY else None, None)
+                    self._key(names_kept, says[ui.lang] if says is not None else None, None, None)
                 if not keep or self._kept_page(0, 1) is None:
                     self._clear(1, 1, 0)
                     self._names(ui, m)
@@ -463,6 +465,18 @@ class Screen:
                 font.text(fb, sd.get("name", sd["id"]), x, 0, max_w=56 - x)
             else:
                 font.text(fb, W.DRAW[lang] if st.ended in m.rules.draws else W.OVER[lang], 0, 0, max_w=56)
+        elif ui.mode == U.ENTRY and ui.msg is not None:
+            # a message on the deal entry goes here, inverse: the answer box and what each
+            # button does (the lines the next press acts on) stay in sight
+            self._clear(0, 1, 1)
+            x = font.text(fb, ui.word(ui.msg), 1, 0, 0, max_w=_W - 2)
+            if ui.msg2:
+                font.text(fb, ui.msg2, x + 3, 0, 0, max_w=_W - x - 4, keep=False)
+        elif ui.mode == U.ENTRY and ui.banner is not None and not ui.idle:
+            # the ruleset's line about this deal (a pokk replay, a sohk, a judged offence, the
+            # bid, another board) in place of the deal's number: the names line keeps saying
+            # what each button does
+            font.text(fb, ui.banner, 64, 0, align=font.CENTER, max_w=_W)   # a few a match: kept
         elif m is not None and m.st is not None:
             st = m.st
             x = font.text(fb, m.rules.counter_word[lang], 0, 0) + 4
@@ -506,8 +520,8 @@ class Screen:
     def _ok_head(self, ui):
         """What OK does on a deal-entry step labelled with an earlier answer (its name stays on
         the bottom line, so this goes in the header), or None."""
-        if ui.mode != U.ENTRY or ui.idle or not ui.items:
-            return None
+        if ui.mode != U.ENTRY or ui.idle or not ui.items or ui.banner is not None:
+            return None          # (a banner has the header: OK's words go on the bottom line)
         d = ui.deal
         if d.steps[d.step].get("named") is None:
             return None
@@ -531,11 +545,6 @@ class Screen:
         if m is None or m.st is None:
             return
         st = m.st
-        if ui.mode == U.ENTRY and ui.banner is not None and ui.tally(0) < 0:
-            # the ruleset's line about this deal (a pokk replay, the bid) over the names:
-            # the columns still say whose score is whose (a tally's counts go before it)
-            font.text(fb, ui.banner, 64, 8, align=font.CENTER, max_w=_W)   # a few a match: kept
-            return
         n = st.sides
         sides = m.setup["sides"]
         col = _W // n
@@ -582,13 +591,13 @@ class Screen:
                 r = ui.rest_left(i)
                 w = font.width(name) + 4 + font.width(t)
                 if r >= 0:
-                    w += 3 + font.width("OK+") + font.width(r)
+                    w += 3 + font.width("OK+") + 1 + font.width(r)
                 x = cx - w // 2
                 x += font.text(fb, name, x, 8, max_w=col - 12) + 4
                 x += font.text(fb, t, x, 8)
                 if r >= 0:
                     x += 3
-                    x += font.text(fb, "OK+", x, 8)
+                    x += font.text(fb, "OK+", x, 8) + 1     # its ink ends at the +: a column clear
                     font.text(fb, r, x, 8)
             elif says is not None:
                 # what this side's button does now: "A: tegi, võitis"
@@ -695,7 +704,7 @@ class Screen:
             self._foot_word = None
             self._stuck(ui)
             return
-        if mode == U.ENTRY and ui.msg is None and not ui.idle:
+        if mode == U.ENTRY and not ui.idle:
             # left of the answer: what OK does on it ("OK: muu"), else the step's name (a step
             # named after an earlier answer keeps it: "Ruutu" over its results; its OK goes up)
             ok = ui.ok_says() if self._ok_head(ui) is None else None
@@ -720,7 +729,7 @@ class Screen:
             x = 0
             if ok is not None:
                 x = font.text(fb, "OK:", 0, 56) + 2
-            x += font.text(fb, word, x, 56, max_w=(62 if ok is not None else 44) - x) + 3
+            x += font.text(fb, word, x, 56, max_w=_FOOT_WORD - x) + 3
             self._foot_word = word
             self._foot_x = x
             self._choice(ui, x)
@@ -769,10 +778,13 @@ class Screen:
         fb = self.fb
         n = len(ui.items)
         fb.fill_rect(x, 56, _W - x, 8, 1)
-        if n > 1:
+        t = ui.choice_text()
+        room = _W - x
+        if n > 1 and font.width(t) <= room - 16:
+            # the arrows when the answer leaves room for them (the list wraps either way)
             font.text(fb, "\u2190", x + 1, 56, 0)
             font.text(fb, "\u2192", 127, 56, 0, align=font.RIGHT)
-        font.text(fb, ui.choice_text(), (x + 128) // 2, 56, 0, align=font.CENTER, max_w=_W - x - 16)
+        font.text(fb, t, (x + 128) // 2, 56, 0, align=font.CENTER, max_w=room)
 
     def _answers(self, ui, m):
         """End of match: confirm or dispute under the cursor, and who has answered."""

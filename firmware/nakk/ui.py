@@ -330,8 +330,10 @@ class Ui:
             self._ask_event(k, b, K.at(ev))
             return _MOVED
         if self.idle:
-            # the press that wakes the screen enters nothing
+            # the press that wakes the screen enters nothing (the players did not see what it
+            # would act on), and the woken screen says so: one more press
             self.idle = False
+            self.say(W.WOKE)
             return _NOTHING
         if k == K.PRESS:
             return self._side_press(b, K.at(ev))

@@ -20,6 +20,7 @@ FREED = ("Nupp töötab", "Button works again")
 NOSIDE = ("Sellist poolt pole", "No such side here")
 UNDO = ("Tühistada?", "Undo?")
 UNDONE = ("Tühistatud", "Undone")
+WOKE = ("Ärkas: vajuta uuesti", "Awake: press again")   # the press that woke the screen did nothing else
 NOTHING = ("Pole midagi tühistada", "Nothing to undo")
 MENU = ("Menüü", "Menu")
 PENALTY = ("Karistus", "Penalty")
