@@ -249,18 +249,20 @@ def _walk(name, started_, offered, entered, each=None):
 
 
 def _assigned(name, settings=None, boards=None, then=""):
-    """A box started on the judge's assignment of ruleset name (with settings, boards), then
-    the presses of `then` (a pokk to replay, a board played)."""
+    """A box with a match of ruleset name started as the judge's assignment starts it (with
+    settings, boards), then the presses of `then` (a pokk to replay, a board played)."""
     def start():
-        ui = box()
         a = {"ruleset": name, "table": 1, "round": 1, "first_shuffler": 0,
              "sides": [{"id": s, "name": s} for s in ("A", "B", "C")[:rules.get(name).sides]]}
         if settings:
             a["settings"] = settings
         if boards:
             a["boards"] = boards
-        ui.offer(a)
-        assert play(ui, "OK") == 1 and ui.mode == U.ENTRY
+        t = Table()
+        assert t.start(a)                             # as OK on the assignment starts it
+        t.flush()
+        ui = box(table=t)
+        assert ui.mode == U.ENTRY
         play(ui, then)
         return ui
     return start
@@ -375,3 +377,46 @@ def test_every_offence_and_every_setup_field_is_entered_with_the_buttons():
             else:
                 key, v = want[t]
                 assert s[key] == v, (t, s)
+
+
+# ---------------------------------------------------------------- the judge's assignment
+
+def test_the_assignment_names_both_pairs_and_every_setting_that_differs():
+    from nakk import setwords
+    from nakk import words as W
+    ui = box()
+    a = {"ruleset": "saare-2020", "table": 3, "round": 2, "first_shuffler": 0,
+         "sides": [{"id": "A", "name": "Šokk/Žukov"}, {"id": "B", "name": "Öö/Ärni"}],
+         "settings": {"sohk_policy": "forfeit-partii", "target": 12, "pokk_replay_bonus": "flat"}}
+    ui.offer(a)
+    rows = [ui.word(i) for i in ui.items]
+    assert ui.mode == U.START and ui.title == W.ASSIGN and ui.cursor == 0 and rows[0] == "Kinnitan"
+    assert rows[1:-1] == ["Saare mäng 2020", "Laud 3 \u00b7 voor 2", "A: Šokk/Žukov", "B: Öö/Ärni",
+                          "Mäng kuni: 12", "Sohk: kaotab partii"], rows   # flat is 2020's own: not said
+    assert rows[-1] == "Uus mäng"
+    play(ui, "NEXT NEXT NEXT")                       # reading on: OK still takes it
+    assert play(ui, "OK") == 1
+    m = ui.table.match
+    assert m.cfg["sohk_policy"] == "forfeit-partii" and m.cfg["target"] == 12
+    ui = box()
+    ui.offer(dict(a, ruleset="sasku", room=2, boards=[9, 16],
+                  sides=[{"id": "A", "name": "Kask/Tamm", "team": "Põlva"}, {"id": "B", "name": "Õun/Mänd"}],
+                  settings={"judge_min_points": 6}))
+    rows = [ui.word(i) for i in ui.items]
+    assert rows[1:-1] == ["Turniirisasku", "Laud 3 \u00b7 voor 2 \u00b7 tuba 2", "A: Kask/Tamm (Põlva)",
+                          "B: Õun/Mänd", "Rikkumine, vähemalt: 6", "Jaotused 9\u201316"], rows
+    play(ui, "PREV OK")                              # the last row: a match set up by hand
+    assert ui.mode == U.START and ui.assignment is None and ui.table.match is None
+    # every setting a judge may change reads in words in both languages, and fits its row
+    for name in rules.NAMES:
+        for s in rules.get(name).settings:
+            if isinstance(s.choices, tuple):
+                values = [v for v in s.choices if v != s.default]
+            else:
+                values = [s.choices.high] if s.choices.high != s.default else []
+            for v in values:
+                for lang in (W.ET, W.EN):
+                    line = setwords.setting_words(s.key, v, lang)
+                    assert not line.startswith(s.key) and font.width(line) <= 120, (name, line)
+                    if isinstance(v, str):                # a value in words, not its identifier
+                        assert [r for r in setwords._VALUE_WORDS if r[0] == v], (name, v)

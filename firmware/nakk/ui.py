@@ -52,7 +52,7 @@ from nakk import menus
 from nakk import words as W
 from nakk.dealform import DealEntry
 from nakk.event import EventError, SIDES
-from nakk.start import StartWizard, assignment_text
+from nakk.start import StartWizard, assignment_lines
 
 START = const(0)    # a new match: accept the judge's assignment, or choose ruleset, table, round, shuffler
 ENTRY = const(1)    # the score, and the deal entry on the bottom line
@@ -725,9 +725,10 @@ class Ui:
         self.mode = START
         a = self.assignment
         if a is not None:
+            # what the judge assigned, a line a row under "Kinnitan" (OK on any of them takes
+            # it, as on "Kinnitan"; NEXT reads on); "Uus mäng", last, sets one up by hand
             self.chosen = None
-            self._list(W.ASSIGN, (W.CONFIRM, W.NEWMATCH))
-            self.detail = assignment_text(a)
+            self._list(W.ASSIGN, [W.CONFIRM] + assignment_lines(a, self.lang) + [W.NEWMATCH])
             return
         self.chosen = self.wizard
         self.wizard.begin(self.table.match)
@@ -770,11 +771,10 @@ class Ui:
         if self.chosen is None:
             # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand
             if k == K.SHORT and b == K.OK:
-                if self.cursor == 0:
+                if self.cursor < len(self.items) - 1:
                     return self._begin_match(self.assignment)
-                if self.cursor == 1:
-                    self.assignment = None
-                    self._enter_start()
+                self.assignment = None
+                self._enter_start()
             return _MOVED
         if k == K.LONG and b == K.PREV:
             if self.wizard.back():
