@@ -43,10 +43,12 @@ def draw(ui):
     return d.calls
 
 
-def problems(ui):
-    """What is wrong with the screen of ui: strings cut short, text touching text beside it."""
+def problems(ui, calls=None):
+    """What is wrong with the screen of ui (drawn as `calls`, or now): strings cut short, text
+    touching text beside it."""
     out = []
-    calls = draw(ui)
+    if calls is None:
+        calls = draw(ui)
     for s, left, w, y, max_w in calls:
         if max_w and isinstance(s, str) and w > max_w:
             out.append("cut: %r in %d px (needs %d)" % (s, max_w, w))
@@ -73,12 +75,13 @@ def test_every_screen_of_every_form_fits_uncut_and_untouched():
         if key in seen:
             return
         seen[key] = 1
-        for p in problems(ui):
+        calls = draw(ui)
+        for p in problems(ui, calls):
             bad.append((key[0], key[2], key[3], p))
         if ui.says() is not None and ui.tally(0) < 0:
             # what a side button does is in sight, banner or not (a pokk replay, an offence;
             # a tally shows each team's count instead, and "OK+n")
-            said = [c for c in draw(ui) if c[0] == ui.word(ui.says()) and c[3] == 8]
+            said = [c for c in calls if c[0] == ui.word(ui.says()) and c[3] == 8]
             assert said, key
 
     for lang in (W.ET, W.EN):
