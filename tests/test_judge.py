@@ -366,6 +366,14 @@ def test_paper_sheets_of_schmier_and_sasku_follow_their_forms():
     fields = E._deal_steps(sheet, answers(["3", "1 B"]), asked.append)        # all passed; B has more eyes
     sheet.deal(fields)
     assert sheet.m.st.over and sheet.m.st.score == [4, 2]
+    # Saare mäng's sohk, judged inside the deal as on the box: "o1 B", then the deal as it went
+    # (A made it and won with jänn: the rules pay A by its result, 2 + 2)
+    sheet = E.Sheet({"ruleset": "saare-2020", "sides": sides2})
+    fields = E._deal_steps(sheet, answers(["o1 B", "1", "2 A"]), asked.append)
+    assert (fields["sohk"], fields["result"], fields["winner"], fields["maker"]) == ("B", "jann", "A", "A")
+    sheet.deal(fields)
+    assert sheet.m.st.score == [4, 0]
+    assert any("o1 SIDE: Sohk" in p for p in asked)
 
 
 def test_a_sasku_field_of_three_teams_has_a_bye(env, capsys, monkeypatch):

@@ -63,8 +63,7 @@ class Sheet:
         """(fixed fields, steps) of the next deal, from the ruleset."""
         return self.m.rules.form(self.m.st, self.m.cfg)
 
-    @staticmethod
-    def offered(step, answers, fixed):
+    def offered(self, step, answers, fixed):
         """The step's choices on offer, then the step's own OK answer (a pokk) if it has one:
         on paper it is one more number on the list."""
         out = []
@@ -72,6 +71,8 @@ class Sheet:
             w = c.get("when")
             if w is not None and answers.get(w[0], fixed.get(w[0])) not in w[1]:
                 continue
+            if step.get("live") and not self.m.rules.offers(self.m.st, c):
+                continue                      # e.g. a board stored already
             out.append(c)
         if step.get("ok") is not None:
             out.append(step["ok"])
@@ -123,6 +124,24 @@ class Sheet:
                 out[c["opp"]] = SIDES[1 - SIDES.index(side)]
             for k in c.get("sets") or {}:
                 out[k] = c["sets"][k]
+        return out
+
+    def judged(self, answers, text):
+        """"oN SIDE": the ruleset's Nth offence judged inside a deal, by SIDE, into the deal's
+        answers as the box's penalty list puts it (its side field, or offence and offender)."""
+        words = text.replace(",", " ").split()
+        judged = self.m.rules.deal_offences
+        n = words[0][1:]
+        side = words[1].upper() if len(words) > 1 else ""
+        if not n.isdigit() or not 1 <= int(n) <= len(judged) or side not in SIDES[:self.m.rules.sides]:
+            raise ValueError("an offence inside the deal: o1 to o%d and the offending side" % len(judged))
+        o = judged[int(n) - 1]
+        out = dict(answers)
+        if len(o) > 3:
+            out[o[3]] = side
+        else:
+            out["offence"] = o[0]
+            out["offender"] = side
         return out
 
     def _tally(self, step, answers, offered, words):
@@ -234,12 +253,20 @@ def _deal_steps(sheet, ask, say):
             hint = " (%d in all: a side for each, A2 for two; rest: what is left to the %s)" % (
                 st["count"], st.get("rest") or "side")
         hint += " (u: drop this deal)"
+        judged = sheet.m.rules.deal_offences
+        if judged:
+            # an offence judged inside the deal (a sohk, a Turniirisasku board's), as the box's
+            # penalty list puts it into the deal: "o1 B", then the deal as it went
+            hint += " (%s)" % "  ".join("o%d SIDE: %s" % (i + 1, o[1 + sheet.lang]) for i, o in enumerate(judged))
         text = ask("%s: %s%s > " % (st["label"][sheet.lang], menu, hint))
         if text.strip() == "q":
             raise Quit()
         if text.strip() == "u":
             return None                     # drop this deal's answers: back to the deal prompt
         try:
+            if judged and text.strip()[:1] == "o":
+                answers = sheet.judged(answers, text)
+                continue
             got = sheet.answer(st, answers, fixed, text)
         except ValueError as e:
             say("  %s" % e)
