@@ -1,6 +1,6 @@
-"""The box's screens as nakk.render draws them on the MicroPython unix port, and the screenshots in docs/screenshots/.
+"""The box's screens as nakk.ui.render draws them on the MicroPython unix port, and the screenshots in docs/screenshots/.
 
-tests/mpy/screens.py plays scripted presses through nakk.ui and draws every
+tests/mpy/screens.py plays scripted presses through nakk.ui.flows and draws every
 step on a real framebuf as the app does; these tests check what it drew and
 sent (page masks), and that the committed PNGs are what the code renders now.
 After a change to the screens, regenerate the PNGs with:

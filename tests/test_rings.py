@@ -1,4 +1,4 @@
-"""Tests of nakk.rings: every mode inside the current budget, nakks and overflow, progress, dimming, blinking, LED order; on CPython and on MicroPython, allocation-free there."""
+"""Tests of nakk.drivers.rings: every mode inside the current budget, nakks and overflow, progress, dimming, blinking, LED order; on CPython and on MicroPython, allocation-free there."""
 
 import json
 
@@ -6,7 +6,7 @@ import pytest
 
 from conftest import run_mpy
 
-from nakk.rings import FAULT, LEDS, NAKK, NEGATIVE, OVER, Rings
+from nakk.drivers.rings import FAULT, LEDS, NAKK, NEGATIVE, OVER, Rings
 
 
 def leds(r, i):
@@ -274,7 +274,7 @@ def test_ring_views_commit_and_share_the_buffer():
 
 MPY = r"""
 import gc, json
-from nakk.rings import Rings
+from nakk.drivers.rings import Rings
 r = Rings(2, 300, 20)
 def frame(i):
     r.units(0, i % 40 - 4, 4)

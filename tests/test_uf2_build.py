@@ -77,7 +77,7 @@ def test_a_change_in_the_firmware_is_a_new_build_hash(uf2, tmp_path):
     """The cache key covers firmware/: a changed file gives another key (not a stale UF2 from the cache)."""
     fw = uf2kit.firmware_copy(str(tmp_path / "fw"), uf2.version)
     assert uf2build.inputs_key(fw) == uf2.key
-    with open(os.path.join(fw, "nakk", "words.py"), "a") as f:
+    with open(os.path.join(fw, "nakk", "ui", "words.py"), "a") as f:
         f.write("\n# changed\n")
     assert uf2build.inputs_key(fw) != uf2.key
 

@@ -5,11 +5,11 @@ the same ones on the MicroPython unix port (tests/test_both_interpreters.py).
 The pixels are tests/test_render.py's; the simulator's chords tests/test_sim.py's.
 """
 
-from nakk import font
-from nakk import menus
+from nakk.drivers import font
+from nakk.ui import menus
 from nakk import rules
-from nakk import ui as U
-from nakk import words as W
+from nakk.ui import flows as U
+from nakk.ui import words as W
 from nakk.table import Table
 from test_ui import box, play, saved, started
 

@@ -234,7 +234,7 @@ class Board:
     """The reference build's hardware; see board/__init__.py for the members."""
 
     def __init__(self, watchdog=True, sides=3, buzzer=True):
-        from nakk.rings import Rings
+        from nakk.drivers.rings import Rings
         from neopixel import NeoPixel
 
         if sides not in (2, 3):
@@ -244,7 +244,7 @@ class Board:
         self.clock = None
         self.settings = SETTINGS
 
-        # Buttons, in nakk.buttons order (A, B, C, PREV, OK, NEXT).
+        # Buttons, in nakk.drivers.buttons order (A, B, C, PREV, OK, NEXT).
         self.pins = tuple(
             None if name == "C" and sides < 3 else Pin(gpio, Pin.IN, Pin.PULL_UP)
             for name, gpio in P.BUTTONS)

@@ -1,10 +1,10 @@
 """The box's screens and flows: button events in, entries for the table out (the Ui class).
 
 The parts live in their own modules: the words and their languages
-(nakk.words), the start wizard (nakk.start), the deal-form interpreter
-(nakk.dealform) and the menus (nakk.menus). Nothing here knows pins, files,
+(nakk.ui.words), the start wizard (nakk.ui.start), the deal-form interpreter
+(nakk.ui.dealform) and the menus (nakk.ui.menus). Nothing here knows pins, files,
 the display, journal types or a game: the app feeds button events
-(nakk.buttons, each with its time), the rulesets say what a game asks, and
+(nakk.drivers.buttons, each with its time), the rulesets say what a game asks, and
 every entry goes through the table (nakk.table), which checks it with the
 rules and journals it.
 
@@ -31,7 +31,7 @@ lands first.
 
 What render (and the app) read of a Ui -- its surface, nothing else:
   mode            START ENTRY MENU PENALTY UNDO END DONE ASK
-  lang            0 Estonian, 1 English (nakk.words)
+  lang            0 Estonian, 1 English (nakk.ui.words)
   version         bumped whenever anything on screen may have changed
   idle            the idle screen (score only) is up
   faults          bitmask of buttons in fault
@@ -47,12 +47,12 @@ What render (and the app) read of a Ui -- its surface, nothing else:
 
 from nakk.compat import const, micropython
 
-from nakk import buttons as K
-from nakk import menus
-from nakk import words as W
-from nakk.dealform import DealEntry
+from nakk.drivers import buttons as K
+from nakk.ui import menus
+from nakk.ui import words as W
+from nakk.ui.dealform import DealEntry
 from nakk.event import EventError, SIDES
-from nakk.start import StartWizard, assignment_text
+from nakk.ui.start import StartWizard, assignment_text
 
 START = const(0)    # a new match: accept the judge's assignment, or choose ruleset, table, round, shuffler
 ENTRY = const(1)    # the score, and the deal entry on the bottom line
@@ -310,7 +310,7 @@ class Ui:
 
     # ------------------------------------------------------------ events
     def handle(self, ev):
-        """One button event (nakk.buttons encoding, with its time).
+        """One button event (nakk.drivers.buttons encoding, with its time).
         Returns (what, reason): NOTHING, MOVED, SUBMITTED, or REFUSED with the words on screen."""
         k = K.kind(ev)
         b = K.button(ev)

@@ -59,7 +59,7 @@ so the int stays small (no allocation on a 32-bit port) and span(t0, t1)
 measures any interval shorter than that between a stamp and a ticks_ms.
 * PRESS  side button went down (emitted on the next poll after the edge:
   the edge task's, at once). Two side buttons together are not the driver's
-  business: the UI sees both PRESS events with their times (nakk.ui).
+  business: the UI sees both PRESS events with their times (nakk.ui.flows).
 * SHORT  cluster button released before `long_ms`, once per press. When the
   contact had been down steadily (no edge) for at least `debounce_ms`, the
   press is real and the SHORT is emitted at the first release edge itself,
@@ -201,7 +201,7 @@ class Buttons:
     pins: sequence of up to six Pin-like objects in index order (A, B, C, PREV,
         OK, NEXT); None for a button the box does not have. Each needs value(),
         irq(handler=, trigger=, hard=), IRQ_FALLING/IRQ_RISING, and irq()
-        returning an object with flags() (machine.Pin on rp2; board/simpins).
+        returning an object with flags() (machine.Pin on rp2; offbox/simpins).
     clock: object with ticks_ms(), ticks_add(), ticks_diff(); default `time`.
     """
 

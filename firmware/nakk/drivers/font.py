@@ -296,10 +296,10 @@ if _fbuf is not None:
 else:
     _SCR = _SFB = _INV = _BIGFB = None
 
-# The text loop as viper native code where the port has it (nakk/glyphs.py, pixel for pixel
+# The text loop as viper native code where the port has it (nakk/drivers/glyphs.py, pixel for pixel
 # the same as _run's Python loop below): CPython, or a port or .mpy without it, keeps Python.
 try:
-    from nakk import glyphs as _G
+    from nakk.drivers import glyphs as _G
 except (ImportError, SyntaxError, ValueError):  # no viper, or an .mpy built for another arch
     _G = None
 if _G is not None:
