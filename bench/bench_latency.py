@@ -252,7 +252,6 @@ class _Match:
         self.table = Table()
         self.clock = _Clock()
         self.ui = U.Ui(self.table, clock=self.clock, chord_ms=U.CHORD_MS)
-        bench.screen.invalidate()
         bench.frame(self.ui, False)
 
     def press(self, ev):

@@ -232,7 +232,10 @@ def test_cpython_digits_match_table():
     got = bits_of(fb)
     x = 5
     for ch in "47":
-        o, w = font.big_glyph(ord(ch))
+        o = 0                                   # the glyph's offset, walked from the table's layout
+        for _ in range(ord(ch) - 48):
+            o += data[o] * 4 + 1
+        o, w = o + 1, data[o]
         assert w == font.BIG_W
         for k in range(w):
             for y in range(32):

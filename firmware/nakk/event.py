@@ -68,10 +68,6 @@ _ESC = b'"\\/bfnrt'
 _HEX = b"0123456789abcdefABCDEF"
 
 
-class _Bad(Exception):
-    pass
-
-
 _KEYS = 4096
 
 

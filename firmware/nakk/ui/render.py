@@ -266,12 +266,6 @@ class Screen:
     def _slot(self):
         return [False, None, None, None, None, bytearray(_W), 0, 0]
 
-    def invalidate(self):
-        for i in range(5):
-            self._sig[i] = -1
-        self._ring_sig = -1
-        self._foot_word = None
-
     # ------------------------------------------------------------ signatures
     def _score_sig(self, s, m):
         st = m.st
