@@ -431,7 +431,7 @@ class _Match:
                 self.long(K.NEXT)
                 assert ui.mode == U.PENALTY
                 # the offence's first row (cards shown: 2 cards, the event's default)
-                self.move([c[0] for c in ui.chosen].index(offence))
+                self.move([c[0] for c in ui.offences].index(offence))
                 assert self.side(by)
                 continue
             want = self._want()

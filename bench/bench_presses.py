@@ -436,7 +436,7 @@ class Player:
         self.press(NEXT_L)
         assert ui.mode == U.PENALTY
         # the offence's first row (cards shown: 2 cards, the event's default)
-        self.move([c[0] for c in ui.chosen].index(offence))
+        self.move([c[0] for c in ui.offences].index(offence))
         assert self.side(by)
         return self.presses - p0
 

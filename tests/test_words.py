@@ -252,7 +252,7 @@ def test_the_lists_hint_says_ok_or_a_side_button_for_the_row():
     ui = started("saare-2020")
     play(ui, "LOK")
     assert ui.mode == U.MENU and not ui.takes_side()          # a redeal: OK
-    while ui.chosen[ui.cursor][0] != menus.FORFEIT:
+    while ui.actions[ui.cursor][0] != menus.FORFEIT:
         play(ui, "NEXT")
     assert ui.takes_side()                                    # a forfeit: the side's button
     play(ui, "NEXT")
