@@ -58,9 +58,9 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
 
     n: bytes of s, or (opts bit 0, a str's buffer: valid UTF-8) its characters. opts bit 1:
     colour 1 (sets the ink's pixels; else clears them), bits 2-8: the buffer's height,
-    bit 9: scale 2 (each pixel a 2 x 2 block, as fontpy._put's fill_rect), bits 10 and up:
+    bit 9: scale 2 (each pixel a 2 x 2 block, as font._put's fill_rect), bits 10 and up:
     clip, font.py's cut with '...' at that many pixels (0: none).
-    Returns the width from x to the last ink column, as fontpy._py_run does."""
+    Returns the width from x to the last ink column, as font._py_run does."""
     font = ptr8(_F)
     xcp = ptr16(_X)
     nx = int(_NX)
@@ -110,7 +110,7 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
     i = 0
     k = 0
     while i < lim and k < kn:
-        # UTF-8 as fontpy._cp_at decodes it: a malformed or cut sequence is one U+FFFD
+        # UTF-8 as font._cp_at decodes it: a malformed or cut sequence is one U+FFFD
         c = int(s[i])
         cp = 0xFFFD
         ln = 1
@@ -134,7 +134,7 @@ def run(buf: ptr8, bw: int, s: ptr8, n: int, x: int, y: int, opts: int) -> int:
                 ln += 1
         i += ln
         k += 1
-        # glyph index, as fontpy.glyph_index
+        # glyph index, as font.glyph_index
         if cp >= 32 and cp < 127:
             g = cp - 32
         elif cp >= 1 and cp <= 4:
