@@ -98,7 +98,7 @@ def fast_clock():
     if machine.freq() == hz:
         return
     if (machine.mem32[_CHIP_ID] >> 12) & 0xFFFF != _RP2040:
-        # another chip (a Pico 2's RP2350, which DESIGN.md says runs this firmware): _VREG
+        # another chip (a Pico 2's RP2350, which runs this firmware unchanged: hardware/README.md): _VREG
         # is not its regulator, and 200 MHz is the RP2040's certification: its clock stays
         return
     if hz > _SAFE_HZ:

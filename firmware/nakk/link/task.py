@@ -19,7 +19,7 @@ What it needs (the seams, documented in board/__init__.py and app.py):
                           is not on its start screen
   app.say(words)          a message on the box (the box's own reset: nakk.link.trust)
 
-I/O rules (DESIGN.md, "The serial link"): input is polled, and only the
+I/O rules (docs/protocol.md): input is polled, and only the
 bytes that are there are read, into a fixed buffer; a line longer than
 proto.MAX_LINE is dropped and answered with an error frame; only this task
 writes. Nothing a frame says can change a finished result: the link reads
