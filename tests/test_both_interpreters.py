@@ -13,7 +13,7 @@ from conftest import TESTS, run_mpy
 
 # the modules whose tests run on both: the scoring core and the worked examples, and the UI's flows
 SHARED = ("core.test_codec", "core.test_record", "core.test_match", "core.test_worked_examples", "test_ui",
-          "test_words", "test_entries")
+          "test_words", "test_entries", "test_assignment")
 
 
 def _tests(module):
@@ -32,7 +32,7 @@ def micropython_results():
         # the UI's flows with the firmware as .mpy, as the Pico runs it (the box never compiles the
         # UI, the renderer and every ruleset from source inside its heap); the core from source
         r = run_mpy([os.path.join(TESTS, "mpyrun.py"), m], path=(TESTS,), timeout=300,
-                    compiled=m in ("test_ui", "test_words", "test_entries"))
+                    compiled=m in ("test_ui", "test_words", "test_entries", "test_assignment"))
         lines = {}
         for line in r.stdout.splitlines():
             verdict, _, rest = line.partition(" ")

@@ -10,8 +10,8 @@ from conftest import FIRMWARE, ROOT, TESTS
 
 sys.path.insert(0, FIRMWARE)
 sys.path.insert(0, TESTS)
-from nakk import font  # noqa: E402
-from nakk import render  # noqa: E402
+from nakk.drivers import font  # noqa: E402
+from nakk.ui import render  # noqa: E402
 from nakk_host.screenshot import read_png, to_png  # noqa: E402
 from test_render_words import FB  # noqa: E402
 from test_ui import box, play  # noqa: E402

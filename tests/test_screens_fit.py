@@ -8,10 +8,10 @@ from conftest import FIRMWARE, TESTS
 
 sys.path.insert(0, FIRMWARE)
 sys.path.insert(0, TESTS)
-from nakk import font  # noqa: E402
-from nakk import render  # noqa: E402
-from nakk import ui as U  # noqa: E402
-from nakk import words as W  # noqa: E402
+from nakk.drivers import font  # noqa: E402
+from nakk.ui import render  # noqa: E402
+from nakk.ui import flows as U  # noqa: E402
+from nakk.ui import words as W  # noqa: E402
 import test_entries as E  # noqa: E402
 from test_render_words import FB  # noqa: E402
 from test_ui import play, started  # noqa: E402

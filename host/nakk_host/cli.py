@@ -10,7 +10,7 @@ import tempfile
 
 from nakk import VERSION
 from nakk import rules as rules_pkg
-from nakk import score as score_mod
+from nakk.offbox import score as score_mod
 
 
 from nakk_host.errors import CommandError  # noqa: F401  (commands raise it; main() prints it)

@@ -1,24 +1,11 @@
-"""Saare mäng's data tables: its settings (the readings of the texts a club may choose) and its deal form.
+"""Saare mäng's settings table: the readings of the texts a club may choose, for the 2020 and the classic rules.
 
-Read by nakk.rules.saare, the ruleset; data only, no scoring. References
-([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md.
+Data only. nakk.rules.saare reads it once, when it is imported, and lets it go (the
+Setting objects stay; this module's code and names would cost the box's heap for
+nothing). References ([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md.
 """
 
-from nakk.event import SIDES
-from nakk.rules.common import IntRange, Setting, choice, step, wrapped
-
-SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
-    "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
-_BASE = {SUIT: 2, RUUTU: 4, PIME_RUUTU: 6, VALGE_PITS: 6, PIME_PITS: 8, ULEKULA: 2}
-_PITS = (VALGE_PITS, PIME_PITS)
-_BLIND_OR_PITS = (PIME_RUUTU, VALGE_PITS, PIME_PITS)
-_GAME_LABELS = {
-    SUIT: ("Trump", "Suit"), RUUTU: ("Ruutu", "Ruutu"), PIME_RUUTU: ("Pime ruutu", "Blind ruutu"),
-    VALGE_PITS: ("Valge pits", "White pits"), PIME_PITS: ("Pime pits", "Blind pits"),
-    ULEKULA: ("Üleküla", "All passed"),
-}
-WIN, JANN, KARVANE, POKK, CAPTURE = "win", "jann", "karvane", "pokk", "capture"
-RESULTS = (WIN, JANN, KARVANE, POKK, CAPTURE)
+from nakk.rules.common import IntRange, Setting
 
 
 def settings(year2020):
@@ -76,104 +63,6 @@ def _settings(year2020):
         Setting("redeal_passes_shuffle", False, (False, True), "§3 [I]",
                 "After a redeal the next player shuffles (default: the same shuffler deals again)."),
     )
-
-
-# ------------------------------------------------------------ the deal form
-
-def build_form(rules, st, cfg):
-    """The deal-entry steps of ruleset `rules` (a nakk.rules.saare.Saare) for state st, and the
-    fields the state fixes (a pokk replay's game and maker); Saare.form explains the question."""
-    fixed = {}
-    steps = []
-    if st.chain:
-        maker, game = st.pending
-        fixed["game"] = game
-        if cfg["pokk_replay_keeps_maker"]:
-            # the replay: game and maker as before, only the result is asked
-            fixed["maker"] = SIDES[maker]
-            steps.append(step("result", "Kordus", "Replay", _replay_results(rules, cfg), ok=_POKK))
-            return fixed, steps
-        steps.append(step("game", "Mäng", "Game", [_game(game)]))
-    else:
-        games = [_game(g) for g in rules.games]
-        if cfg["all_pass_policy"] == "ulekula-ruutu":
-            games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True, name=_GAME_LABELS[ULEKULA],
-                                ok_says=("edasi", "next")))
-        steps.append(step("game", "Mäng", "Game", wrapped(games)))
-    # OK on any result: a pokk (nobody won), then the maker's button (the step is labelled
-    # with the result)
-    steps.append(step("result", "Tulemus", "Result", _results(rules, cfg), named="game", ok=_POKK))
-    steps.append(step("maker", "Tegija", "Maker", [
-        choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(rules.games)))],
-        named="result"))
-    return fixed, steps
-
-
-def _game(g):
-    et, en = _GAME_LABELS[g]
-    return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                  sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=_OTHER, name=(et, en))
-
-
-def _results(rules, cfg):
-    """The other results of a game, each with the winner's button (a pokk: the maker's).
-    "Made it and won" is not among them: the first step's side button says it in one press.
-    Games with jänn and pits games without it each get their list in their own order of
-    likelihood (the cursor meets only the one of the game chosen)."""
-    jann = tuple(g for g in rules.games if g not in _PITS or cfg["pits_jann_bonus"])
-    nojann = tuple(g for g in rules.games if g not in jann)
-    capture = cfg["pits_capture_is_karvane_win"]
-    out = []
-    for games in (jann, nojann):
-        if not games:
-            continue
-        when = ("game", games)
-        ranked = [choice(WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when)]
-        caught = capture and games is nojann
-        if caught:
-            ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", also=("maker",),
-                                 says=_MADE_CAUGHT, when=when))
-            ranked.append(choice(CAPTURE, "♦6 püüdis (kaotas)", "♦6 caught (lost)", side="capture",
-                                 opp="maker", says=_CAUGHT, when=when))
-        if games is jann:
-            ranked.append(choice(JANN, "Jänn", "Jänn", side="winner", also=("maker",), says=_MADE_WON,
-                                 when=when))
-            ranked.append(choice(JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker",
-                                 says=_WON, when=when))
-        ranked.append(choice(KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON,
-                             when=when))
-        ranked.append(choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
-                             says=_WON, when=when))
-        out.extend(wrapped(ranked))
-    if cfg["all_pass_policy"] == "ulekula-ruutu":
-        # all passed: no maker; the pair with more eyes, or a pokk
-        out.append(choice(WIN, "Rohkem silmi", "More eyes", side="winner", says=_WON,
-                          when=("game", (ULEKULA,))))
-    return out
-
-
-def _replay_results(rules, cfg):
-    ranked = [choice(WIN, "Võit", "Won", side="winner", says=_WON),
-              choice(JANN, "Jänn", "Jänn", side="winner", says=_WON,
-                     when=("game", tuple(g for g in rules.games if g not in _PITS or cfg["pits_jann_bonus"]))),
-              choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON)]
-    if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in rules.games:
-        ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
-                             when=("game", _PITS)))
-    return wrapped(ranked)
-
-
-# what a side press or OK does, in the players' words (the screen shows it before the press,
-# under the pair's name: at most 51 px each, tests/test_words.py)
-
-
-_MADE_WON = ("tegi, võitis", "made, won")
-_WON = ("võitis", "won")
-_MADE = ("tegi", "made it")
-_CAUGHT = ("püüdis", "caught it")
-_MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
-_OTHER = ("muu", "other")
-_POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 
 
 def shared(settings, like):

@@ -1,7 +1,7 @@
 """Turniirisasku: the team-of-four tournament over two rooms, scored in P per deal (board).
 
 One box scores one room: side A sits NS, side B sits EW. The team match is
-joined on the judge's side by nakk.teams.team_match(), a pure function of both rooms'
+joined on the judge's side by nakk.offbox.teams.team_match(), a pure function of both rooms'
 event lists. References ([TS-nn], [T-P1], [Lnn] ...) are explained in
 docs/rules.md, with the sentence of the Estonian text each rests on.
 """
@@ -244,7 +244,7 @@ class Sasku(Ruleset):
         is a pokk, then the maker's button. The last choice of the first step, "Muu jaotus",
         stores the board under another number (a board not played in this room is left out).
         fixed: the board the header shows. The steps are made once a board range and shared
-        (read-only, as nakk.dealform reads them): the press that enters a board does not build
+        (read-only, as nakk.ui.dealform reads them): the press that enters a board does not build
         the next one's (docs/latency.md); the boards on offer are offers()'."""
         n = self.next_board(st)
         fixed = {"board": n}

@@ -1,8 +1,41 @@
-"""The settings a judge may change, in the players' words (the assignment on the start screen): words only.
+"""The judge's assignment in the players' words, for the start screen: the game, the table, the sides, every setting that differs from the game's defaults.
 
-Imported by nakk.start when an assignment is offered, not before: the words of every
-setting of every game are a few KB of heap where modules are not frozen.
+Imported by nakk.ui.start when an assignment is offered and let go after it: the words
+of every setting of every game are a few KB of heap where modules are not frozen.
 """
+
+
+def lines(a, lang):
+    """The judge's assignment as the start screen lists it, one line a row: the game; table,
+    round (and room); each side's name (and team); each setting that differs from the game's
+    default, in words; the boards of a Turniirisasku room. Made when it is offered, not per
+    frame."""
+    from nakk import rules
+    try:
+        r = rules.get(a.get("ruleset"))
+    except KeyError:
+        return [str(a.get("ruleset", "?"))]
+    out = [r.title[lang]]
+    where = (("Laud %d", "Table %d"), ("voor %d", "round %d"), ("tuba %d", "room %d"))
+    parts = []
+    for i, key in enumerate(("table", "round", "room")):
+        if key in a:
+            parts.append(where[i][lang] % a[key])
+    if parts:
+        out.append(" \u00b7 ".join(parts))
+    for sd in a.get("sides", ()):
+        line = "%s: %s" % (sd.get("id", "?"), sd.get("name", sd.get("id", "?")))
+        if sd.get("team") and sd.get("team") != sd.get("name"):
+            line += " (%s)" % sd["team"]
+        out.append(line)
+    settings = a.get("settings") or {}
+    for s in r.settings:
+        if s.key in settings and settings[s.key] != s.default:
+            out.append(setting_words(s.key, settings[s.key], lang))
+    b = a.get("boards")
+    if b:
+        out.append(("Jaotused %d\u2013%d", "Boards %d\u2013%d")[lang] % (b[0], b[1]))
+    return out
 
 
 def setting_words(key, value, lang):

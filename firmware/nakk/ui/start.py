@@ -1,6 +1,6 @@
 """The start wizard: a new match set up by hand (game, table, round, room and boards, first to shuffle), each with PREV/NEXT and OK.
 
-The UI (nakk.ui) shows `show()`'s list and hands each OK to choose(); the
+The UI (nakk.ui.flows) shows `show()`'s list and hands each OK to choose(); the
 last answer gives the setup event's fields. The judge's assignment, when
 there is one, is offered before this (by the UI), and one OK takes it.
 """
@@ -8,7 +8,7 @@ there is one, is offered before this (by the UI), and one OK takes it.
 from nakk.compat import const
 
 from nakk import rules as _rules
-from nakk import words as W
+from nakk.ui import words as W
 from nakk.event import SIDES
 
 _GAME = const(0)
@@ -119,52 +119,17 @@ class StartWizard:
 
 
 def assignment_lines(a, lang):
-    """The judge's assignment as the start screen lists it, one line a row: the game; table,
-    round (and room); each side's name (and team); each setting that differs from the game's
-    default, in words; the boards of a Turniirisasku room. Made when it is offered, not per
-    frame."""
-    from nakk import rules
-    try:
-        r = rules.get(a.get("ruleset"))
-    except KeyError:
-        return [str(a.get("ruleset", "?"))]
-    words = _setwords()
-    out = [r.title[lang]]
-    where = (("Laud %d", "Table %d"), ("voor %d", "round %d"), ("tuba %d", "room %d"))
-    parts = []
-    for i, key in enumerate(("table", "round", "room")):
-        if key in a:
-            parts.append(where[i][lang] % a[key])
-    if parts:
-        out.append(" \u00b7 ".join(parts))
-    for sd in a.get("sides", ()):
-        line = "%s: %s" % (sd.get("id", "?"), sd.get("name", sd.get("id", "?")))
-        if sd.get("team") and sd.get("team") != sd.get("name"):
-            line += " (%s)" % sd["team"]
-        out.append(line)
-    settings = a.get("settings") or {}
-    for s in r.settings:
-        if s.key in settings and settings[s.key] != s.default:
-            out.append(words.setting_words(s.key, settings[s.key], lang))
-    b = a.get("boards")
-    if b:
-        out.append(("Jaotused %d\u2013%d", "Boards %d\u2013%d")[lang] % (b[0], b[1]))
-    _drop("setwords")
-    return out
-
-
-def _setwords():
-    # the settings' words, imported for the lines and let go after them (nakk.setwords)
-    import nakk.setwords
-    return nakk.setwords
-
-
-def _drop(name):
-    """Let a module go (its tables freed; the box needs them once an assignment)."""
+    """The judge's assignment as the start screen lists it, a line a row (nakk.ui.setwords,
+    imported for it and let go after: its words are a few KB of heap where modules are not
+    frozen, and the box needs them once an assignment)."""
     import sys
-    import nakk
-    sys.modules.pop("nakk." + name, None)
+    from nakk import ui
+    import nakk.ui.setwords
     try:
-        delattr(nakk, name)
-    except AttributeError:
-        pass
+        return ui.setwords.lines(a, lang)
+    finally:
+        sys.modules.pop("nakk.ui.setwords", None)
+        try:
+            delattr(ui, "setwords")
+        except AttributeError:
+            pass
