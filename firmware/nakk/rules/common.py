@@ -7,7 +7,13 @@ header counts, the score gauge and the LED rings show, the summary's own
 fields, the words for how a match ended).
 """
 
+import sys
+
 from nakk.event import EventError, SIDES, check_fields
+
+# a setting's words for the judge (`nakk rules`) are kept on the judge's side only: the box never
+# shows them, and where its modules are not frozen they would hold a few KB of its heap
+_JUDGE = sys.implementation.name != "micropython"
 
 
 class State:
@@ -109,7 +115,7 @@ class Setting:
         self.default = default
         self.choices = choices   # tuple of allowed values, or an IntRange
         self.ref = ref           # the reading's id in docs/rules.md (SM-nn ...) or the rules' section
-        self.text = text         # what it decides, for the judge
+        self.text = text if _JUDGE else ""   # what it decides, for the judge (not on the box)
 
     def check(self, value):
         if isinstance(self.choices, tuple):
