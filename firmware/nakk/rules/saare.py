@@ -5,8 +5,7 @@ sentence of the Estonian texts (the primary source) that each rests on.
 """
 
 from nakk.event import EventError, SIDES, check_pair
-from nakk.rules.common import Ruleset, cached_form, choice, eyes_and_tricks, keep_form, other, pokk_or_winner, \
-    step, wrapped
+from nakk.rules.common import Ruleset, cached_form, eyes_and_tricks, keep_form, other, pokk_or_winner
 
 SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS, ULEKULA = (
     "suit", "ruutu", "pime-ruutu", "valge-pits", "pime-pits", "ulekula")
@@ -383,101 +382,33 @@ class Saare(Ruleset):
     # ------------------------------------------------------------ entry form
 
     def form(self, st, cfg):
-        """The deal-entry steps for the current state, and the fields already fixed by it.
-
-        The question players answer: the cursor starts on the likeliest deal, "Trump · võit",
-        and a side button says "this pair made it and won" (one press); OK opens the other
-        results of that game, each taken with the WINNER's button (the maker follows from it:
-        "Kaotas" means the maker lost); OK there is a pokk (nobody won), then the maker's button. Lists run most likely first
-        for a wrapping cursor (wrapped()), so PREV reaches the third likeliest.
-        The form is read-only data: the last one built is kept (common.cached_form) and given
-        again while the settings it reads and the replay it fixes are the same (a new match of
-        the same game costs no new form)."""
+        """The deal-entry steps for the current state, and the fields it fixes. The cursor starts
+        on "Trump · võit": a side button says "this pair made it and won" (one press); OK opens
+        the game's other results, each with the WINNER's button ("Kaotas": the maker lost); OK
+        there is a pokk, then the maker's button. Lists run most likely first for a wrapping
+        cursor. Read-only data, kept (common.cached_form) while the settings it reads are the same."""
         key = (cfg["pits_jann_bonus"], cfg["pits_capture_is_karvane_win"], cfg["all_pass_policy"],
-               cfg["pokk_replay_keeps_maker"], st.pending if st.chain else None)
-        slot = 1 if st.chain else 0
-        f = cached_form(self, key, slot)
-        if f is not None:
+               cfg["pokk_replay_keeps_maker"])
+        f = cached_form(self, key, 1 if st.chain else 0)
+        if f is None:
+            f = self._forms(key, cfg, 1 if st.chain else 0)
+        if not st.chain:
             return f
-        fixed, steps = self._build_form(st, cfg)
-        return keep_form(self, key, fixed, steps, slot)
+        # a pokk replay: its form is the same for every game and maker, which it fixes
+        maker, game = st.pending
+        fixed = {"game": game}
+        if cfg["pokk_replay_keeps_maker"]:
+            fixed["maker"] = SIDES[maker]
+        return fixed, f[1]
 
-    def _build_form(self, st, cfg):
-        fixed = {}
-        steps = []
-        if st.chain:
-            maker, game = st.pending
-            fixed["game"] = game
-            if cfg["pokk_replay_keeps_maker"]:
-                # the replay: game and maker as before, only the result is asked
-                fixed["maker"] = SIDES[maker]
-                steps.append(step("result", "Kordus", "Replay", self._replay_results(cfg), ok=_POKK))
-                return fixed, steps
-            steps.append(step("game", "Mäng", "Game", [self._game(game)]))
-        else:
-            games = [self._game(g) for g in self.games]
-            if cfg["all_pass_policy"] == "ulekula-ruutu":
-                games.append(choice(ULEKULA, "Üleküla", "All passed", ok=True, name=_GAME_LABELS[ULEKULA],
-                                    ok_says=("edasi", "next")))
-            steps.append(step("game", "Mäng", "Game", wrapped(games)))
-        # OK on any result: a pokk (nobody won), then the maker's button (the step is labelled
-        # with the result)
-        steps.append(step("result", "Tulemus", "Result", self._results(cfg), named="game", ok=_POKK))
-        steps.append(step("maker", "Tegija", "Maker", [
-            choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(self.games)))],
-            named="result"))
-        return fixed, steps
-
-    def _game(self, g):
-        et, en = _GAME_LABELS[g]
-        return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=_OTHER, name=(et, en))
-
-    def _results(self, cfg):
-        """The other results of a game, each with the winner's button (a pokk: the maker's).
-        "Made it and won" is not among them: the first step's side button says it in one press.
-        Games with jänn and pits games without it each get their list in their own order of
-        likelihood (the cursor meets only the one of the game chosen)."""
-        jann = tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"])
-        nojann = tuple(g for g in self.games if g not in jann)
-        capture = cfg["pits_capture_is_karvane_win"]
-        out = []
-        for games in (jann, nojann):
-            if not games:
-                continue
-            when = ("game", games)
-            ranked = [choice(WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when)]
-            caught = capture and games is nojann
-            if caught:
-                ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", also=("maker",),
-                                     says=_MADE_CAUGHT, when=when))
-                ranked.append(choice(CAPTURE, "♦6 püüdis (kaotas)", "♦6 caught (lost)", side="capture",
-                                     opp="maker", says=_CAUGHT, when=when))
-            if games is jann:
-                ranked.append(choice(JANN, "Jänn", "Jänn", side="winner", also=("maker",), says=_MADE_WON,
-                                     when=when))
-                ranked.append(choice(JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker",
-                                     says=_WON, when=when))
-            ranked.append(choice(KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON,
-                                 when=when))
-            ranked.append(choice(KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
-                                 says=_WON, when=when))
-            out.extend(wrapped(ranked))
-        if cfg["all_pass_policy"] == "ulekula-ruutu":
-            # all passed: no maker; the pair with more eyes, or a pokk
-            out.append(choice(WIN, "Rohkem silmi", "More eyes", side="winner", says=_WON,
-                              when=("game", (ULEKULA,))))
-        return out
-
-    def _replay_results(self, cfg):
-        ranked = [choice(WIN, "Võit", "Won", side="winner", says=_WON),
-                  choice(JANN, "Jänn", "Jänn", side="winner", says=_WON,
-                         when=("game", tuple(g for g in self.games if g not in _PITS or cfg["pits_jann_bonus"]))),
-                  choice(KARVANE, "Karvane", "Karvane", side="winner", says=_WON)]
-        if cfg["pits_capture_is_karvane_win"] and VALGE_PITS in self.games:
-            ranked.append(choice(CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
-                                 when=("game", _PITS)))
-        return wrapped(ranked)
+    def _forms(self, key, cfg, slot):
+        """Both forms, a deal's and a pokk replay's, made by nakk.rules.saare_tables (let go
+        after: made once a match, at its start, they need not stay in the box's heap)."""
+        deal, replay = _tables().forms(self, cfg)
+        _let_go()
+        keep_form(self, key, None, replay, 1)
+        keep_form(self, key, {}, deal, 0)
+        return cached_form(self, key, slot)
 
     def describe(self, ev, lang, steps, number=None):
         """A deal as the players say it, by the number the header gave it: "Mäng 5: Trump, A tegi
@@ -506,17 +437,6 @@ class Saare(Ruleset):
         return "%s %d: %s" % (self.counter_word[lang], number if number is not None else ev["seq"], text)
 
 
-# what a side press or OK does, in the players' words (the screen shows it before the press,
-# under the pair's name: at most 51 px each, tests/test_words.py)
-
-
-_MADE_WON = ("tegi, võitis", "made, won")
-_WON = ("võitis", "won")
-_MADE = ("tegi", "made it")
-_CAUGHT = ("püüdis", "caught it")
-_MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
-_OTHER = ("muu", "other")
-_POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), KARVANE: (" karvaselt", ", karvane"),
         CAPTURE: (", ♦6 püüdis ♣K", ", ♦6 caught ♣K")}
 
@@ -548,25 +468,31 @@ def _derive(ev, maker):
     return WIN, winner
 
 
-def _rulesets():
-    """The two rulesets, with their settings read from nakk.rules.saare_tables, which is then let
-    go: its code and names would hold heap on the box for nothing (the settings stay here)."""
+def _tables():
+    import nakk.rules.saare_tables
+    return nakk.rules.saare_tables
+
+
+def _let_go():
+    """Forget nakk.rules.saare_tables: what it made stays, its code and names leave the heap."""
     import sys
     from nakk import rules
-    import nakk.rules.saare_tables
-    t = rules.saare_tables
+    sys.modules.pop("nakk.rules.saare_tables", None)
     try:
-        y2020 = Saare("saare-2020", ("Saare mäng 2020", "Saare mäng 2020"),
-                      (SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS), True, t.settings(True))
-        # the classic rules share most of 2020's settings (one object each: heap on the box)
-        classic = Saare("saare-classic", ("Saare mäng (vana)", "Saare mäng classic"), (SUIT, RUUTU), False,
-                        t.shared(t.settings(False), y2020.settings))
-    finally:
-        sys.modules.pop("nakk.rules.saare_tables", None)
-        try:
-            delattr(rules, "saare_tables")
-        except AttributeError:
-            pass
+        delattr(rules, "saare_tables")
+    except AttributeError:
+        pass
+
+
+def _rulesets():
+    """The two rulesets, with their settings read from nakk.rules.saare_tables, let go after."""
+    t = _tables()
+    y2020 = Saare("saare-2020", ("Saare mäng 2020", "Saare mäng 2020"),
+                  (SUIT, RUUTU, PIME_RUUTU, VALGE_PITS, PIME_PITS), True, t.settings(True))
+    # the classic rules share most of 2020's settings (one object each: heap on the box)
+    classic = Saare("saare-classic", ("Saare mäng (vana)", "Saare mäng classic"), (SUIT, RUUTU), False,
+                    t.shared(t.settings(False), y2020.settings))
+    _let_go()
     return y2020, classic
 
 

@@ -1,11 +1,12 @@
-"""Saare mäng's settings table: the readings of the texts a club may choose, for the 2020 and the classic rules.
+"""Saare mäng's tables: its settings (the readings of the texts a club may choose) and its deal forms.
 
-Data only. nakk.rules.saare reads it once, when it is imported, and lets it go (the
-Setting objects stay; this module's code and names would cost the box's heap for
-nothing). References ([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md.
+Data only. nakk.rules.saare reads it when it is imported (the settings) and when a match
+starts (both forms, a deal's and a pokk replay's), and lets it go each time: what it made
+stays, its code and names would cost the box's heap for nothing. References ([SM-nn],
+[§3], [Lnn] ...) are explained in docs/rules.md.
 """
 
-from nakk.rules.common import IntRange, Setting
+from nakk.rules.common import IntRange, Setting, choice, step, wrapped
 
 
 def settings(year2020):
@@ -85,3 +86,97 @@ def _same_choices(a, b):
     if isinstance(a, tuple) or isinstance(b, tuple):
         return a == b
     return a.low == b.low and a.high == b.high
+
+
+# ------------------------------------------------------------ the deal forms
+
+def forms(rules, cfg):
+    """(a deal's steps, a pokk replay's steps) of ruleset `rules` (a nakk.rules.saare.Saare) under
+    settings cfg. A replay's form fixes the game (and, by pokk_replay_keeps_maker, the maker):
+    the same steps for every game, each choice offered for its own game."""
+    from nakk.rules import saare as S
+    games = [_game(S, g) for g in rules.games]
+    if cfg["all_pass_policy"] == "ulekula-ruutu":
+        games.append(choice(S.ULEKULA, "Üleküla", "All passed", ok=True, name=S._GAME_LABELS[S.ULEKULA],
+                            ok_says=("edasi", "next")))
+    # OK on any result: a pokk (nobody won), then the maker's button (the step is labelled
+    # with the result)
+    result = step("result", "Tulemus", "Result", _results(S, rules, cfg), named="game", ok=_pokk(S))
+    maker = step("maker", "Tegija", "Maker", [
+        choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(rules.games)))],
+        named="result")
+    deal = [step("game", "Mäng", "Game", wrapped(games)), result, maker]
+    if cfg["pokk_replay_keeps_maker"]:
+        # the replay: game and maker as before, only the result is asked
+        replay = [step("result", "Kordus", "Replay", _replay_results(S, rules, cfg), ok=_pokk(S))]
+    else:
+        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,))) for g in rules.games]), result, maker]
+    return deal, replay
+
+
+def _pokk(S):
+    return choice(S.POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
+
+
+def _game(S, g, when=None):
+    et, en = S._GAME_LABELS[g]
+    return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
+                  sets={"result": S.WIN}, ok=True, says=_MADE_WON, ok_says=_OTHER, name=(et, en), when=when)
+
+
+def _results(S, rules, cfg):
+    """The other results of a game, each with the winner's button (a pokk: the maker's).
+    "Made it and won" is not among them: the first step's side button says it in one press.
+    Games with jänn and pits games without it each get their list in their own order of
+    likelihood (the cursor meets only the one of the game chosen)."""
+    jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
+    nojann = tuple(g for g in rules.games if g not in jann)
+    capture = cfg["pits_capture_is_karvane_win"]
+    out = []
+    for games in (jann, nojann):
+        if not games:
+            continue
+        when = ("game", games)
+        ranked = [choice(S.WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when)]
+        caught = capture and games is nojann
+        if caught:
+            ranked.append(choice(S.CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", also=("maker",),
+                                 says=_MADE_CAUGHT, when=when))
+            ranked.append(choice(S.CAPTURE, "♦6 püüdis (kaotas)", "♦6 caught (lost)", side="capture",
+                                 opp="maker", says=_CAUGHT, when=when))
+        if games is jann:
+            ranked.append(choice(S.JANN, "Jänn", "Jänn", side="winner", also=("maker",), says=_MADE_WON,
+                                 when=when))
+            ranked.append(choice(S.JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker",
+                                 says=_WON, when=when))
+        ranked.append(choice(S.KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON,
+                             when=when))
+        ranked.append(choice(S.KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
+                             says=_WON, when=when))
+        out.extend(wrapped(ranked))
+    if cfg["all_pass_policy"] == "ulekula-ruutu":
+        # all passed: no maker; the pair with more eyes, or a pokk
+        out.append(choice(S.WIN, "Rohkem silmi", "More eyes", side="winner", says=_WON,
+                          when=("game", (S.ULEKULA,))))
+    return out
+
+
+def _replay_results(S, rules, cfg):
+    ranked = [choice(S.WIN, "Võit", "Won", side="winner", says=_WON),
+              choice(S.JANN, "Jänn", "Jänn", side="winner", says=_WON,
+                     when=("game", tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"]))),
+              choice(S.KARVANE, "Karvane", "Karvane", side="winner", says=_WON)]
+    if cfg["pits_capture_is_karvane_win"] and S.VALGE_PITS in rules.games:
+        ranked.append(choice(S.CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", says=_CAUGHT,
+                             when=("game", S._PITS)))
+    return wrapped(ranked)
+
+
+# what a side press or OK does, in the players' words (the screen shows it before the press,
+# under the pair's name: at most 51 px each, tests/test_words.py)
+_MADE_WON = ("tegi, võitis", "made, won")
+_WON = ("võitis", "won")
+_MADE = ("tegi", "made it")
+_CAUGHT = ("püüdis", "caught it")
+_MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
+_OTHER = ("muu", "other")
