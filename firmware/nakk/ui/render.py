@@ -369,9 +369,12 @@ class Screen:
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)
         head = _mix(_mix(_mix(base, 1 if saving else 0), waiting), ui.version if listed else 0)
-        if mode == U.ENTRY and ui.msg is not None:
+        if mode == U.ENTRY and ui.msg is not None and not ui.faults:
             head = _mix(head, ui.version)      # a message on the entry is in the header
-        foot = _mix(_mix(_mix(base, ui.version), ui.faults), 1 if ui.msg is not None else 0)
+        # (a message on the deal entry is in the header: the bottom line stays, but a stuck
+        # button's line, which waits for no message)
+        foot = _mix(_mix(_mix(base, ui.version), ui.faults),
+                    1 if ui.msg is not None and (mode != U.ENTRY or ui.faults) else 0)
         names = _mix(base, ui.table.n or 0)
         if mode == U.ENTRY and not ui.idle:
             # the names line says what each side's button does on the answer under the
@@ -459,9 +462,10 @@ class Screen:
                 font.text(fb, sd.get("name", sd["id"]), x, 0, max_w=56 - x)
             else:
                 font.text(fb, W.DRAW[lang] if st.ended in m.rules.draws else W.OVER[lang], 0, 0, max_w=56)
-        elif ui.mode == U.ENTRY and ui.msg is not None:
+        elif ui.mode == U.ENTRY and ui.msg is not None and not ui.faults:
             # a message on the deal entry goes here, inverse: the answer box and what each
-            # button does (the lines the next press acts on) stay in sight
+            # button does (the lines the next press acts on) stay in sight (a stuck button's
+            # message stays on the bottom line, where its line follows it)
             self._clear(0, 1, 1)
             x = font.text(fb, ui.word(ui.msg), 1, 0, 0, max_w=_W - 2)
             if ui.msg2:
@@ -698,7 +702,7 @@ class Screen:
             self._foot_word = None
             self._stuck(ui)
             return
-        if mode == U.ENTRY and not ui.idle:
+        if mode == U.ENTRY and not ui.idle and (ui.msg is None or not ui.faults):
             # left of the answer: what OK does on it ("OK: muu"), else the step's name (a step
             # named after an earlier answer keeps it: "Ruutu" over its results; its OK goes up)
             ok = ui.ok_says() if self._ok_head(ui) is None else None
