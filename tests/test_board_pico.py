@@ -526,9 +526,11 @@ R("survived", True)
 def test_main_py_is_three_lines_and_boot_and_main_compile(tmp_path):
     with open(os.path.join(FIRMWARE, "main.py"), encoding="utf-8") as f:
         code = [line for line in f.read().splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    assert code == ["from nakk.board import pico", "from nakk import app", "app.main(pico)"]
+    # one firmware for both boards: a Pico W's board has the Wi-Fi (board/picow.py)
+    assert code == ["from nakk.board import pico, picow", "from nakk import app",
+                    "app.main(picow if picow.is_pico_w() else pico)"]
     from test_mpy_cross import FILES  # the mpy-cross test covers the top-level files too
-    assert {"boot.py", "main.py", "nakk/board/pico.py"} <= set(FILES)
+    assert {"boot.py", "main.py", "nakk/board/pico.py", "nakk/board/picow.py"} <= set(FILES)
 
 
 # ---- the mip manifest ----------------------------------------------------------------

@@ -328,6 +328,7 @@ class Link(Trust):
                "challenge": self.challenge, "rejected": self.rejected}
         if self.key is not None:
             out["judge"] = self.judge
+            out["live"] = _exists(self.app.root + "/net")   # a network for the live scores: never what it is
         if j is None:
             out["broken"] = table.broken or "the journal could not be opened"
         nonce = obj.get("nonce")
@@ -451,6 +452,14 @@ class Link(Trust):
         f = getattr(self.app, "journal_changed", None)
         if f is not None:
             f()
+
+
+def _exists(path):
+    try:
+        open(path, "rb").close()
+        return True
+    except OSError:
+        return False
 
 
 _HANDLERS = {"hello": Link.c_hello, "list": Link.c_list, "get": Link.c_get, "ack": Link.c_ack,

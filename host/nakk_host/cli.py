@@ -611,6 +611,14 @@ def cmd_serve(args):
         store.open_db(args.db, create=False).close()   # a Nakk database, migrated by the judge's own tool
     except store.StoreError as e:
         raise CommandError(str(e))
+    if args.live:
+        from nakk_host import live
+        try:
+            host, port = live.parse_address(args.live)
+            _srv, where = live.serve_in_thread(args.db, host, port)
+        except live.LiveError as e:
+            raise CommandError(str(e))
+        print("nakk: live scores from the Pico W boxes on %s (only boxes this judge paired)" % where, flush=True)
     try:
         return server.serve(args.db, args.host, args.port, page_seconds=args.page_seconds)
     except server.ServeError as e:
@@ -631,6 +639,11 @@ def add_serve(sub):
     p.add_argument("--port", type=int, default=8080, help="port (default: %(default)s)")
     p.add_argument("--page-seconds", type=int, default=10, metavar="N",
                    help="the projector shows each page of standings for N seconds (default: %(default)s)")
+    p.add_argument("--live", metavar="HOST:PORT", help="also take live scores from Pico W boxes there (the hall "
+                   "network's address of this laptop and a port, as given to the boxes at nakk pair --live; "
+                   "docs/live.md)")
+    p.add_argument("--quiet-minutes", type=float, default=10, metavar="N",
+                   help="the hall flags a table whose live score has not moved for N minutes (default: %(default)s)")
     p.set_defaults(func=cmd_serve)
 
 

@@ -4,6 +4,7 @@ Tables and the progress bar are rich's; --json prints one JSON document for scri
 """
 
 import json
+import os
 import secrets
 import sys
 
@@ -248,10 +249,12 @@ def _check_db_for_pairing(db):
         raise _errors()(str(e))
 
 
-def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
+def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None, wifi=None):
     """Pair the box at url with this judge: a fresh key, confirmed at the box by holding PREV and
     NEXT together while it shows the judge's name. A box this judge paired before is given the new
-    key with the old one's consent; one paired with another judge refuses. Returns the hello."""
+    key with the old one's consent; one paired with another judge refuses. wifi: the network and
+    the live server's address a Pico W box reports over (docs/live.md), kept on the box and in the
+    database, never printed. Returns the hello."""
     import hashlib
     import os
     from nakk_host import device as D
@@ -277,7 +280,7 @@ def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
                     nonce, h["device"], h["fs_id"], hashlib.sha256(key).hexdigest(), who))
             say("Box %s (filesystem %s): confirm at the box: hold PREV and NEXT together." % (h["device"], h["fs_id"]))
             try:
-                r = box.pair(key, nonce, who, timeout=timeout or D.PAIR_TIMEOUT, consent=consent)
+                r = box.pair(key, nonce, who, timeout=timeout or D.PAIR_TIMEOUT, consent=consent, wifi=wifi)
             except D.Refused as e:
                 raise E("not paired: %s" % e.why)
             want = hmac_sha256(key, proto.pair_msg(nonce, h["device"], h["fs_id"]))
@@ -287,6 +290,8 @@ def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
             if conn is None:
                 conn = _db(db, create=True)
             store.save_pairing(conn, h["device"], h["fs_id"], key, name)
+            from nakk_host import livestore
+            livestore.save_wifi(conn, h["device"], wifi)
             return h
     except D.DeviceError as e:
         raise E(str(e))
@@ -306,9 +311,32 @@ def cmd_pair(args):
             raise _errors()("%d boxes found: name the one to pair with --port (%s)"
                             % (len(ports), ", ".join(p.url for p in ports)), 2)
         url = ports[0].url
-    h = pair_box(args.db, url, args.name, args.timeout, judge_name=args.judge)
+    h = pair_box(args.db, url, args.name, args.timeout, judge_name=args.judge, wifi=_wifi_args(args))
     print("Paired box %s (filesystem %s) with %s: nakk sync now takes its results." % (h["device"], h["fs_id"], args.db))
+    if args.wifi:
+        print("It reports live scores over Wi-Fi network %r to %s (a Pico W; the password is kept, not shown)."
+              % (args.wifi, args.live))
     return 0
+
+
+def _wifi_args(args):
+    """The --wifi/--password/--live options as the pair request's wifi, or None; refused in words."""
+    E = _errors()
+    if not args.wifi and not args.live:
+        return None
+    if not args.wifi or not args.live:
+        raise E("--wifi SSID and --live HOST:PORT go together (the network and the judge's live server)", 2)
+    pw = args.password if args.password is not None else os.environ.get("NAKK_WIFI_PASSWORD")
+    if pw is None:
+        raise E("--wifi needs the network's password: --password or $NAKK_WIFI_PASSWORD", 2)
+    from nakk_host import live
+    try:
+        live.parse_address(args.live)
+    except live.LiveError as e:
+        raise E(str(e), 2)
+    if not 1 <= len(args.wifi) <= 32 or len(pw) > 63:
+        raise E("--wifi: 1 to 32 characters; --password: at most 63", 2)
+    return {"ssid": args.wifi, "password": pw, "live": args.live}
 
 
 def add_pair(sub):
@@ -323,6 +351,11 @@ def add_pair(sub):
     p.add_argument("--judge", metavar="NAME", help="the judge's name the box shows and keeps (default: $NAKK_JUDGE, "
                    "else nakk@<this computer>)")
     p.add_argument("--timeout", type=float, help="seconds to wait for the long press (default 75)")
+    p.add_argument("--wifi", metavar="SSID", help="a Pico W box: the hall's Wi-Fi network it reports live scores "
+                   "over (docs/live.md); with --live")
+    p.add_argument("--password", help="the Wi-Fi network's password (default: $NAKK_WIFI_PASSWORD); kept on the box "
+                   "and in the database, never shown")
+    p.add_argument("--live", metavar="HOST:PORT", help="where the judge's live server listens (nakk serve --live)")
     p.set_defaults(func=cmd_pair)
 
 
