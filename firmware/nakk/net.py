@@ -33,9 +33,9 @@ from nakk.journal import READ_BUF
 from nakk.sign import eq, hmac_sha256
 
 _MAGIC = b"nakk-net 1 "
-ACK_MS = const(3000)      # an answer not here by then: the frame is sent again (a new id)
+ACK_MS = const(1500)      # an answer not here by then: the frame is sent again (a new id)
 JOIN_MS = const(20000)    # joining the Wi-Fi may take this long before the task tries again
-RETRY_MS = const(1000)    # first pause after a failed connection (doubles, up to RETRY_MAX_MS)
+RETRY_MS = const(500)     # first pause after a failed connection (doubles, up to RETRY_MAX_MS)
 RETRY_MAX_MS = const(16000)
 IDLE_MS = const(5000)     # with nothing to send, look at the journal again after this long anyway
 _BATCH = const(8)         # records kept from one pass over a match's flash

@@ -85,6 +85,12 @@ class LiveServer:
         self.where = "%s:%d" % (sock[0], sock[1])
         return self.where
 
+    def stop(self):
+        """Stop a server that serve_in_thread runs (from another thread)."""
+        loop = getattr(self, "loop", None)
+        if loop is not None:
+            loop.call_soon_threadsafe(loop.stop)
+
     async def close(self):
         if self.server is not None:
             self.server.close()
@@ -217,9 +223,11 @@ def serve_in_thread(db, host, port, on_store=None, log=print):
             box["error"] = e
             started.set()
             return
-        box["loop"] = loop
+        srv.loop = loop
         started.set()
         loop.run_forever()
+        loop.run_until_complete(srv.close())
+        loop.close()
 
     t = threading.Thread(target=run, name="nakk-live", daemon=True)
     t.start()
