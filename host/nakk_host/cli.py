@@ -611,6 +611,8 @@ def cmd_serve(args):
         store.open_db(args.db, create=False).close()   # a Nakk database, migrated by the judge's own tool
     except store.StoreError as e:
         raise CommandError(str(e))
+    if args.quiet_minutes <= 0:
+        raise CommandError("--quiet-minutes is more than 0 (got %g)" % args.quiet_minutes, 2)
     if args.live:
         from nakk_host import live
         try:
@@ -620,7 +622,8 @@ def cmd_serve(args):
             raise CommandError(str(e))
         print("nakk: live scores from the Pico W boxes on %s (only boxes this judge paired)" % where, flush=True)
     try:
-        return server.serve(args.db, args.host, args.port, page_seconds=args.page_seconds)
+        return server.serve(args.db, args.host, args.port, page_seconds=args.page_seconds,
+                            quiet_s=args.quiet_minutes * 60)
     except server.ServeError as e:
         raise CommandError(str(e))
 

@@ -7,6 +7,9 @@ event bytes (hall.deals), never from the stored summary.
 
 import json
 
+import time
+
+from nakk_host import livestore
 from nakk_host import records as R
 from nakk_host import standings as S
 from nakk_host import tournament as T
@@ -113,6 +116,7 @@ class Pages:
                 return None
             st = S.standings(conn, t["code"], round_no)
             st["columns"] = shown_columns(st)
+            st["provisional"] = _provisional(conn, t, st["rows"])
             return {"standings": st}
         finally:
             conn.close()
@@ -145,3 +149,32 @@ class Pages:
             return S.round_tables(conn, t["code"], round_no)
         finally:
             conn.close()
+
+    # ------------------------------------------------------------ live scores (docs/live.md)
+
+    def live(self, quiet_s=None):
+        """The matches Pico W boxes are playing now (livestore.tables: the latest per box), newest first."""
+        conn = self._conn()
+        try:
+            return [d for d in livestore.tables(conn, time.time(), quiet_s) if d["current"]]
+        finally:
+            conn.close()
+
+
+def _provisional(conn, t, rows):
+    """{entrant no: its side's live score} for the matches of this tournament that boxes are playing
+    and that have no synced result yet (livestore.provisional): shown beside the standings, never in them."""
+    out = {}
+    for setup, summary in livestore.provisional(conn, t["code"]):
+        d = conn.execute("SELECT a, b, c FROM draw WHERE tournament_id=? AND round_no=? AND table_no=? AND room=?",
+                         (t["id"], setup.get("round"), setup.get("table"), setup.get("room") or 0)).fetchone()
+        if d is None:
+            continue
+        score = summary.get("score") or []
+        for i, eid in enumerate((d[0], d[1], d[2])):
+            if eid is None or i >= len(score):
+                continue
+            e = conn.execute("SELECT no FROM entrants WHERE id=?", (eid,)).fetchone()
+            if e is not None:
+                out[e[0]] = {"score": score[i], "table": setup.get("table"), "deals": summary.get("deals")}
+    return out
