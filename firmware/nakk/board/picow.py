@@ -6,9 +6,9 @@ reports each saved entry. The radio is switched on only when it does (a box
 with no network configured never touches it), and a box out of range is an
 ordinary box. maintenance() and request_maintenance() are the Pico's.
 
-Differences from the Pico worth knowing: GP24 is not VBUS on a Pico W (it
-reads WL_GPIO2 through the radio; pico.py says what usb_host() does then),
-and the onboard LED is on the radio (not used).
+Differences from the Pico worth knowing: GP24 is not VBUS on a Pico W but the
+radio's data line (VBUS is WL_GPIO2, read through the radio: WlVbus), and the
+onboard LED is on the radio (not used).
 """
 
 from nakk.board import pico
@@ -42,10 +42,29 @@ class WlanNet:
         return self.wlan is not None and self.wlan.isconnected()
 
 
+class WlVbus:
+    """VBUS on a Pico W: WL_GPIO2, read through the radio, so only once the radio is on (the live
+    link switched it on); before that 1, the safe answer (power.md: the rings dim on a LiPo box).
+    GP24, the Pico's VBUS pin, is the radio's SPI data line here and is never touched."""
+
+    def __init__(self, net):
+        self.net = net
+        self.pin = None
+
+    def value(self):
+        if self.net.wlan is None:
+            return 1
+        if self.pin is None:
+            from machine import Pin
+            self.pin = Pin("WL_GPIO2", Pin.IN)
+        return self.pin.value()
+
+
 def build(watchdog=True, sides=3, buzzer=True, **_options):
-    """The Pico's Board (pico.build) with the Pico W's network."""
-    board = pico.build(watchdog=watchdog, sides=sides, buzzer=buzzer)
-    board.net = WlanNet()
+    """The Pico's Board with the Pico W's network (and its VBUS through the radio)."""
+    net = WlanNet()
+    board = pico.Board(watchdog=watchdog, sides=sides, buzzer=buzzer, vbus=WlVbus(net))
+    board.net = net
     return board
 
 
