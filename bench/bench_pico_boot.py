@@ -52,15 +52,16 @@ DTR_US = 1700000       # the emulated host opens the serial port after this (kit
 MARK = b"nakk-boot heap"
 
 # main.py as firmware/main.py runs the app (nakk.app.main), with the heap printed once the app is built
-MAIN = b"""# bench_pico_boot main.py: app.main(pico), and the live heap once the app is built
+MAIN = b"""# bench_pico_boot main.py: app.main(pico) (picow on a Pico W), and the live heap once the app is built
 import gc
 import asyncio
-from nakk.board import pico
+from nakk.board import pico, picow
 from nakk import app as A
-if pico.maintenance():
+B = picow if picow.is_pico_w() else pico
+if B.maintenance():
     print("nakk: maintenance mode")
 else:
-    a = A.App(pico.build())
+    a = A.App(B.build())
     gc.collect()
     print("nakk-boot heap free %d alloc %d" % (gc.mem_free(), gc.mem_alloc()))
     asyncio.run(a.run())

@@ -1,0 +1,173 @@
+"""A hall of simulated Pico W boxes reporting live scores over loopback through faulty relays: figures printed (not a test).
+
+    .venv/bin/python bench/bench_live.py [--boxes 20] [--gap 0.5] [--drop 0.03] [--dup 0.03] [--delay 0.05]
+        [--cut 0.02] [--seed 1]
+
+Starts the judge's live server (host/nakk_host/live.py) on a fresh database,
+and --boxes simulated boxes (the firmware on the unix port, each paired with
+the database and given the server's address through its own relay,
+tests/tcprelay.py, that drops, duplicates, delays and cuts frames). Every box
+plays the Saare mäng demo match (host/nakk_host/demo/saare-2020.keys) through
+its buttons, all at once, a press every --gap seconds. Then it checks that
+every event of every box arrived exactly once, in order (the live events are
+the box's stored bytes), syncs every box over its serial port as `nakk sync`
+does and checks that each synced result is the live events' bytes, and
+prints the time from each press to its event stored by the live server
+(median, 90th percentile, max), the faults the relays made and what the
+server refused or took again. Which press saves which event is learnt first
+on one simulator (nakk.dump after each press). Exits non-zero on a mismatch.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "host"))
+
+import boxes  # noqa: E402
+from tcprelay import TcpRelay  # noqa: E402
+from nakk_host import device as D  # noqa: E402
+from nakk_host import live, livestore, store  # noqa: E402
+from nakk_host import sync as S  # noqa: E402
+from nakk_host.simulator import Simulator, dump_events, parse_keys  # noqa: E402
+
+KEYS = os.path.join(ROOT, "host", "nakk_host", "demo", "saare-2020.keys")
+
+
+def which_press_saves(keys, tmp):
+    """[events on flash after press k] for the key script, on one simulator."""
+    img = os.path.join(tmp, "dry.img")
+    out = []
+    with Simulator(img, register=False) as sim:
+        for name, long in keys:
+            sim.press(name, long)
+            out.append(len(dump_events(img)))
+    return out
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boxes", type=int, default=20)
+    ap.add_argument("--gap", type=float, default=0.5, help="seconds between a box's presses")
+    ap.add_argument("--drop", type=float, default=0.03)
+    ap.add_argument("--dup", type=float, default=0.03)
+    ap.add_argument("--delay", type=float, default=0.05)
+    ap.add_argument("--cut", type=float, default=0.02)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="nakk-bench-live-")
+    os.environ["XDG_RUNTIME_DIR"] = tmp            # the simulators' registry: ours alone
+    with open(KEYS) as f:
+        keys = parse_keys(f.read(), "saare-2020.keys")
+    counts = which_press_saves(keys, tmp)
+    db = os.path.join(tmp, "judge.db")
+    store.open_db(db).close()
+    srv, where = live.serve_in_thread(db, "127.0.0.1", 0, log=lambda s: None)
+    host, port = where.rsplit(":", 1)
+    relays, sims, infos = [], [], []
+    try:
+        for i in range(args.boxes):
+            r = TcpRelay((host, int(port)), seed=args.seed + i, drop=args.drop, dup=args.dup, delay=args.delay,
+                         cut=args.cut)
+            relays.append(r)
+            image, fs_id, key = boxes.paired_box(tmp, "laud%02d" % (i + 1), db, count=0, live=r.address)
+            infos.append((image, fs_id))
+        for image, _ in infos:
+            sims.append(Simulator(image, register=False))
+        print("%d simulated Pico W boxes, live server %s, relays: drop %.2f dup %.2f delay %.2f cut %.2f a frame"
+              % (args.boxes, where, args.drop, args.dup, args.delay, args.cut))
+        pressed = [[] for _ in sims]             # per box: (seq saved, time the press began)
+        errors = []
+
+        def play(i):
+            try:
+                before = 0
+                for k, (name, long) in enumerate(keys):
+                    t0 = time.time()
+                    sims[i].press(name, long)
+                    for seq in range(before + 1, counts[k] + 1):
+                        pressed[i].append((seq, t0))
+                    before = counts[k]
+                    time.sleep(args.gap)         # a player's pace, not a synchronisation
+            except Exception as e:   # noqa: BLE001 (reported below)
+                errors.append("box %d: %r" % (i + 1, e))
+
+        t_start = time.time()
+        threads = [threading.Thread(target=play, args=(i,)) for i in range(len(sims))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            sys.exit("bench_live: " + "; ".join(errors))
+        total = args.boxes * counts[-1]
+        end = time.time() + 120
+        while srv.stored < total and time.time() < end:
+            time.sleep(0.1)
+        played = time.time() - t_start
+        conn = store.open_db(db, create=False)
+        got = {}
+        at = {}
+        for rid, seq, ev, t in conn.execute("SELECT result_id, seq, event, received_at FROM live_events "
+                                            "ORDER BY result_id, seq"):
+            got.setdefault(rid, []).append(bytes(ev))
+            at[(rid, seq)] = t
+        bad = 0
+        lat = []
+        for i, (image, fs_id) in enumerate(infos):
+            rid = "%s-1" % fs_id
+            mine = dump_events(image, 1)
+            if got.get(rid) != mine:
+                bad += 1
+                print("box %d: live events differ from the box's (%d live, %d on the box)"
+                      % (i + 1, len(got.get(rid, [])), len(mine)))
+            for seq, t0 in pressed[i]:
+                if (rid, seq) in at:
+                    lat.append(at[(rid, seq)] - t0)
+        print("events: %d on the boxes, %d stored live (%d taken again, not stored), %d boxes differ"
+              % (total, srv.stored, srv.again, bad))
+        c = {}
+        for r in relays:
+            for k, v in r.counts.items():
+                c[k] = c.get(k, 0) + v
+        print("relays: %d frames, %d dropped, %d duplicated, %d delayed, %d connections cut; %d connections made"
+              % (c["frames"], c["dropped"], c["duplicated"], c["delayed"], c["cut"], c["connections"]))
+        print("server: %d frames refused (counted: %s)" % (srv.refused, dict(livestore.refused(conn)) or "none"))
+        print("press to live event stored: median %.0f ms, p90 %.0f ms, max %.0f ms (%d events; %.0f s of play)"
+              % (1000 * pct(lat, 0.5), 1000 * pct(lat, 0.9), 1000 * max(lat), len(lat), played))
+        conn.close()
+        # the final results, synced over the serial ports afterwards, are the live events
+        reps = S.sync([D.Port(s.tty) for s in sims], db, timeout=10)
+        conn = store.open_db(db, create=False)
+        same = 0
+        for image, fs_id in infos:
+            rid = "%s-1" % fs_id
+            row = store.result_by_id(conn, rid)
+            if row is not None and bytes(row["events"]) == b"\n".join(got.get(rid, [])):
+                same += 1
+        conn.close()
+        print("synced afterwards: %d of %d results, %d equal to their live events (%d sync reports ok)"
+              % (sum(1 for _ in reps), args.boxes, same, sum(1 for r in reps if r.ok())))
+        if bad or same != args.boxes:
+            sys.exit(1)
+    finally:
+        for s in sims:
+            s.close()
+        for r in relays:
+            r.close()
+        srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
