@@ -87,8 +87,8 @@ def _link(app, board):
 def _net(app, board, link):
     """The live link to the judge's laptop (nakk/net.py): only on a board with a network (a Pico W,
     the simulator) whose judge gave it one at pairing; a plain Pico never loads it."""
-    if getattr(board, "net", None) is None or link is None:
-        return None
+    if getattr(board, "net", None) is None or link is None or _read(app.root + "/net") is None:
+        return None           # (checked before the import: without a network its code takes no RAM)
     from nakk import net
     return net.start(app, board, link)
 
@@ -395,10 +395,10 @@ class App:
 
     def net_changed(self):
         """A pairing gave the box a network for the live scores, or took it away (nakk.pairing)."""
-        if self.net is None:
-            self.net = _net(self, self.board, self.link)
-        else:
+        if self.net is not None:
             self.net.reload()
+        else:
+            self.net = _net(self, self.board, self.link)
 
     def ask(self, words, on_answer, timeout_ms=U.ASK_MS, detail=""):
         """The pairing question (words: (et, en); detail: the judge's name): on_answer(True)

@@ -40,6 +40,7 @@ RETRY_MAX_MS = const(16000)
 IDLE_MS = const(5000)     # with nothing to send, look at the journal again after this long anyway
 _BATCH = const(8)         # records kept from one pass over a match's flash
 _RX = const(256)
+_LINE = const(512)
 
 
 def config_path(root):
@@ -98,8 +99,9 @@ class Net:
         self.cfg = cfg
         self._wake = asyncio.Event()
         self._rx = bytearray(_RX)
-        self._line = bytearray(proto.MAX_LINE + 2)
-        self._rbuf = bytearray(READ_BUF)
+        self._line = bytearray(_LINE)      # the server's answers are short: a longer line fails its CRC
+        # the link's flash buffer, lent: both use it only between two awaits (never at once)
+        self._rbuf = getattr(link, "_rbuf", None) or bytearray(READ_BUF)
         self._n = 0            # the match being sent
         self._i = 0            # its next record to send (0: the setup; the server's answer moves it on)
         self._batch = []       # records _i, _i+1, ... of match _n read in one pass

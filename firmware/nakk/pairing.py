@@ -154,15 +154,15 @@ def _wifi(w):
 def _save_wifi(link, wifi):
     """The network of a confirmed pairing, beside the key (none given: the old one is dropped, so a
     box never sends to a judge it is no longer paired with); the app starts or stops its live link."""
-    from nakk import net
-    path = net.config_path(link.app.root)
+    path = link.app.root + "/net"          # nakk.net.config_path, without loading nakk.net for a box without
     if wifi is None:
         try:
             import os
             os.remove(path)
         except OSError:
-            pass
+            return                          # there was none: nothing changes
     else:
+        from nakk import net
         write_atomic(path, net.config_record(wifi[0], wifi[1], wifi[2]))
     changed = getattr(link.app, "net_changed", None)
     if changed is not None:
