@@ -541,3 +541,62 @@ def test_package_json_lists_the_display_driver():
     deps = dict(pkg["deps"])
     assert re.fullmatch(r"\d+\.\d+\.\d+", deps["ssd1306"])
     assert "version" in pkg
+
+
+# ---- the Pico W (board/picow.py) --------------------------------------------------
+
+PICOW = r'''
+class _WLAN:
+    def __init__(self, iface):
+        self.iface = iface
+        self.calls = []
+        self.connected = False
+    def active(self, on):
+        self.calls.append(["active", on])
+    def config(self, **kw):
+        self.calls.append(["config"])
+    def disconnect(self):
+        self.calls.append(["disconnect"])
+    def connect(self, ssid, pw):
+        self.calls.append(["connect", ssid, pw])
+    def isconnected(self):
+        return self.connected
+
+class _Network:
+    STA_IF = 0
+    WLANS = []
+    def WLAN(self, iface):
+        w = _WLAN(iface)
+        self.WLANS.append(w)
+        return w
+
+from nakk.board import picow
+R("not_w", picow.is_pico_w())
+NET = _Network()
+sys.modules["network"] = NET
+R("is_w", picow.is_pico_w())
+F.reset()
+b = picow.build(watchdog=False)
+R("ids", [p.id for p in F.PINS])
+R("vbus_off", [b._vbus.value(), b.net.up(), len(NET.WLANS)])
+b.net.join("Saal", "salasõna")
+w = NET.WLANS[0]
+R("calls", w.calls)
+R("up", b.net.up())
+w.connected = True
+R("up2", b.net.up())
+b._vbus.value()
+R("ids2", [p.id for p in F.PINS])
+'''
+
+
+def test_the_pico_w_board_is_the_picos_with_its_wifi_and_never_touches_gp24(pins):
+    res = results(run(PICOW))
+    assert res["not_w"] is False and res["is_w"] is True
+    # every pin of the Pico's board but GP24 (the radio's data line on a Pico W; VBUS is WL_GPIO2 there)
+    assert pins.VBUS_SENSE not in res["ids"] and pins.BTN_A in res["ids"] and pins.BAT_ADC in res["ids"]
+    # with the radio off VBUS reads 1 (the safe answer: dim) and no WLAN is made
+    assert res["vbus_off"] == [1, False, 0]
+    assert res["calls"][0] == ["active", True] and res["calls"][-1] == ["connect", "Saal", "salasõna"]
+    assert res["up"] is False and res["up2"] is True
+    assert "WL_GPIO2" in res["ids2"] and pins.VBUS_SENSE not in res["ids2"]
