@@ -75,3 +75,29 @@ def test_a_synced_result_is_never_overridden_by_the_live_score(tmp_path):
     (row,) = livestore.tables(conn)
     assert row["synced"]
     conn.close()
+
+
+def test_nakk_serve_live_says_where_it_listens_and_takes_only_paired_boxes(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    from hallkit import free_port
+    from nakk import proto
+    db = str(tmp_path / "judge.db")
+    store.open_db(db).close()
+    port = free_port()
+    srv = Served(db, "--live", "127.0.0.1:%d" % port)
+    try:
+        line = srv.proc.stdout.readline()
+        assert line.strip() == ("nakk: live scores from the Pico W boxes on 127.0.0.1:%d (only boxes this judge "
+                                "paired)" % port)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(proto.request(1, "hello", {"device": "sim-0123456789ab", "fs_id": "0" * 16,
+                                                 "nonce": "abcdefgh"}))
+            r = proto.decode_frame(s.makefile("rb").readline())
+        assert r["ok"] is False and r["error"] == proto.E_NOT_PAIRED
+    finally:
+        srv.close()
+    r = subprocess.run([sys.executable, "-m", "nakk_host.cli", "serve", "--db", db, "--live", "nowhere"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and r.stdout == "" and r.stderr.startswith("nakk: --live 'nowhere': HOST:PORT")
