@@ -24,6 +24,8 @@ removed from each image (a journal as a firmware before the index left it):
 each run is then that box's first boot, which reads every match and writes
 the index, and the boot after it on the flash it left. A third row boots the UF2 alone on a
 blank flash (its own main.py: power-on to the start screen, no heap line).
+A Pico W's UF2 (--uf2 nakk-...-rpi-pico-w.uf2) runs the Pico W's board with its network off (the
+emulator has no CYW43) on its own filesystem: 848 KiB at flash offset 0x12C000.
 Exits non-zero when a box does not boot or does not answer.
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
@@ -50,6 +52,9 @@ OLED_SPI = (18, 19, 17, 20, 21)                                      # SCK, MOSI
 RINGS = (6, 7, 8)
 DTR_US = 1700000       # the emulated host opens the serial port after this (kit default 1.5 s + enumeration)
 MARK = b"nakk-boot heap"
+PICO_W = [False]       # --uf2 names a Pico W's UF2 (its filesystem: 212 blocks at 0x12C000)
+PICO_W_BLOCKS = 212
+PICO_W_GAP = 0x12C000 - 0xA0000
 
 # main.py as firmware/main.py runs the app (nakk.app.main), with the heap printed once the app is built
 MAIN = b"""# bench_pico_boot main.py: app.main(pico) (picow on a Pico W), and the live heap once the app is built
@@ -70,7 +75,7 @@ else:
 # copies host files into the image, on the unix port (MicroPython's own littlefs, as the Pico mounts it)
 PUT = """import sys, os, vfs
 from nakk.board.blockdev import mount_image
-bdev = mount_image(sys.argv[1], "/flash")
+bdev = mount_image(sys.argv[1], "/flash", int(sys.argv[3]))
 for line in open(sys.argv[2]).read().split("\\n"):
     if not line:
         continue
@@ -153,13 +158,20 @@ def make_box(picoemu, tmp, name, matches, frozen=False):
     put = os.path.join(tmp, "put.py")
     with open(put, "w") as f:
         f.write(PUT)
-    r = subprocess.run([micropython_path(), "-X", "heapsize=1M", put, img, lst], env=micropython_env(),
+    blocks = PICO_W_BLOCKS if PICO_W[0] else 352
+    r = subprocess.run([micropython_path(), "-X", "heapsize=1M", put, img, lst, str(blocks)], env=micropython_env(),
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise NotBooted("could not write the image: " + (r.stdout + r.stderr)[-1500:])
     if matches:
         # played after the firmware was copied, as on a box (the .mpy files take ~130 KB of flash)
-        matches = len(boxes.fill(img, matches)[1])
+        matches = len(boxes.fill(img, matches, blocks=blocks)[1])
+    if PICO_W[0]:
+        # the kit writes its image at the Pico's 0xA0000; a Pico W mounts its 848 KiB at 0x12C000
+        with open(img, "rb") as f:
+            data = f.read()
+        with open(img, "wb") as f:
+            f.write(b"\xff" * PICO_W_GAP + data)
     return img, matches
 
 
@@ -233,6 +245,9 @@ def main():
             except uf2build.Uf2BuildError as e:
                 sys.exit("bench_pico_boot: %s" % e)
             uf2 = r.path
+    if uf2:
+        from nakk_host import uf2flash
+        PICO_W[0] = uf2flash.read_uf2(uf2).board == "RPI_PICO_W"
     try:
         if uf2:
             print("emulated Pico (rp2040js), the UF2 %s (%d bytes): firmware frozen" % (os.path.basename(uf2),

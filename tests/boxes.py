@@ -54,7 +54,7 @@ def finished_match(seed=1, tournament="t", table=1, round_=1, events=0):
     return out
 
 
-def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False, live=None):
+def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False, live=None, blocks=None):
     """Write `count` copies of a finished match into the flash image (created if missing); with key
     (bytes), pair the box with it; count "full": as many as the journal takes (a full box). Returns (fs_id,
     [match numbers on the image]). open_last: the last match is left in play (its events before the final deal)."""
@@ -72,6 +72,8 @@ def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False
         args.append("open")
     if live:
         args.append("live=" + live)
+    if blocks:
+        args.append("blocks=%d" % blocks)
     try:
         r = subprocess.run(args, env=micropython_env(), capture_output=True, text=True, timeout=120)
     finally:
