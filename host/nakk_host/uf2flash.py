@@ -27,7 +27,7 @@ import sys
 import time
 
 from nakk_host import flash as F
-from nakk_host.uf2build import BOARD, INFO_MARK
+from nakk_host.uf2build import BOARD, BOARDS, INFO_MARK
 
 UF2_MAGIC = (0x0A324655, 0x9E5D5157, 0x0AB16F30)
 FAMILY_ID_PRESENT = 0x00002000
@@ -83,7 +83,7 @@ def read_uf2(path):
     line = flat[i:end if end > 0 else i + 400].decode("ascii", "replace")
     fields = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
     info = Uf2Info(path, len(data) // 512, families, fields)
-    if info.board != BOARD:
+    if info.board not in BOARDS.values():       # the Pico's, or the Pico W's (the same RP2040, with Wi-Fi)
         raise F.FlashError("%s is nakk's firmware for %s, not for the Pico (%s)" % (path, info.board, BOARD))
     return info
 
