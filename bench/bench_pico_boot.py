@@ -52,9 +52,8 @@ OLED_SPI = (18, 19, 17, 20, 21)                                      # SCK, MOSI
 RINGS = (6, 7, 8)
 DTR_US = 1700000       # the emulated host opens the serial port after this (kit default 1.5 s + enumeration)
 MARK = b"nakk-boot heap"
-PICO_W = [False]       # --uf2 names a Pico W's UF2 (its filesystem: 212 blocks at 0x12C000)
+PICO_W = [False, None]  # --uf2 names a Pico W's UF2 (its filesystem: 212 blocks at 0x12C000), and its path
 PICO_W_BLOCKS = 212
-PICO_W_GAP = 0x12C000 - 0xA0000
 
 # main.py as firmware/main.py runs the app (nakk.app.main), with the heap printed once the app is built
 MAIN = b"""# bench_pico_boot main.py: app.main(pico) (picow on a Pico W), and the live heap once the app is built
@@ -167,12 +166,28 @@ def make_box(picoemu, tmp, name, matches, frozen=False):
         # played after the firmware was copied, as on a box (the .mpy files take ~130 KB of flash)
         matches = len(boxes.fill(img, matches, blocks=blocks)[1])
     if PICO_W[0]:
-        # the kit writes its image at the Pico's 0xA0000; a Pico W mounts its 848 KiB at 0x12C000
+        # the kit writes its image at the Pico's 0xA0000, over what a Pico W's larger firmware keeps
+        # there; a Pico W mounts its 848 KiB at 0x12C000: the image is the firmware's bytes, then its own
         with open(img, "rb") as f:
             data = f.read()
         with open(img, "wb") as f:
-            f.write(b"\xff" * PICO_W_GAP + data)
+            f.write(uf2_bytes(PICO_W[1], 0xA0000, 0x12C000) + data)
     return img, matches
+
+
+def uf2_bytes(path, start, end):
+    """The flash bytes a UF2 writes from offset start to end (0xFF where it writes none)."""
+    import struct
+    out = bytearray(b"\xff" * (end - start))
+    with open(path, "rb") as f:
+        data = f.read()
+    for off in range(0, len(data), 512):
+        addr, size = struct.unpack_from("<II", data, off + 12)
+        a = addr - 0x10000000
+        chunk = data[off + 32:off + 32 + size]
+        for i in range(max(a, start), min(a + size, end)):
+            out[i - start] = chunk[i - a]
+    return bytes(out)
 
 
 def drop_index(tmp, img):
@@ -247,7 +262,7 @@ def main():
             uf2 = r.path
     if uf2:
         from nakk_host import uf2flash
-        PICO_W[0] = uf2flash.read_uf2(uf2).board == "RPI_PICO_W"
+        PICO_W[:] = [uf2flash.read_uf2(uf2).board == "RPI_PICO_W", uf2]
     try:
         if uf2:
             print("emulated Pico (rp2040js), the UF2 %s (%d bytes): firmware frozen" % (os.path.basename(uf2),
