@@ -227,3 +227,20 @@ def test_pair_refuses_half_a_network(tmp_path, capsys):
     assert cli.main(["pair", "--db", db, "--port", "/dev/null", "--wifi", "Saal", "--password", "x"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("nakk: ") and "--live" in err and not os.path.exists(db)
+
+
+def test_a_hello_the_network_duplicated_keeps_the_session(server, tmp_path):
+    db, srv, where = server
+    image, fs_id, key = boxes.paired_box(tmp_path, "laud5", db, count=1)
+    dev = boxes.sim_device_id(image)
+    ev = dump_events(image, 1)[0]
+    rid = "%s-1" % fs_id
+    c = _Conn(where)
+    hello = proto.request(1, "hello", {"device": dev, "fs_id": fs_id, "nonce": "abcdefgh15"})
+    h1 = c.ask(hello)
+    h2 = c.ask(hello)
+    assert h1 == h2 and h1["ok"]
+    mac = hmac_sha256(key, proto.live_msg(h1["challenge"], 2, dev, rid, 1, ev))
+    r = c.ask(proto.request(2, "event", {"rid": rid, "seq": 1, "ev": ev.decode(), "mac": mac.hex()}))
+    c.close()
+    assert r["ok"] and r["next"] == 2 and srv.refused == 0

@@ -250,8 +250,8 @@ class Net:
             if obj.get("id") != fid:
                 continue           # an answer to an earlier frame (sent again since): stale
             if obj.get("ok") is not True:
-                self.refused += 1
-                return None
+                self.refused += 1      # refused: something is off with this connection; a new one
+                raise OSError(5)
             return obj
 
     # ------------------------------------------------------------ what to send

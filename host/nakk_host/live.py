@@ -148,6 +148,9 @@ class LiveServer:
         nonce = obj.get("nonce")
         if not (isinstance(dev, str) and isinstance(fs_id, str) and isinstance(nonce, str) and 8 <= len(nonce) <= 64):
             raise _Refused(proto.E_BAD, "hello needs device, fs_id and a nonce of 8 to 64 characters", "damaged")
+        if session["box"] is not None and session["nonce"] == nonce and session["box"]["device_id"] == dev:
+            # the same hello again (a network that duplicated it): the same answer, the session goes on
+            return {"challenge": session["challenge"], "mac": session["hello_mac"]}
         box = store.device(self.conn, dev)
         if box is None or box["key"] is None:
             raise _Refused(proto.E_NOT_PAIRED, "this judge never paired box %s" % dev, "unknown-box")
@@ -157,8 +160,9 @@ class LiveServer:
         challenge = secrets.token_hex(8)
         session.update(box=box, nonce=nonce, challenge=challenge, last=0, fs_id=fs_id)
         self.log("live: box %s (%s) connected" % (box["name"] or dev, dev))
-        mac = hmac_sha256(bytes(box["key"]), proto.live_hello_msg(nonce, challenge, dev, fs_id))
-        return {"challenge": challenge, "mac": mac.hex()}
+        mac = hmac_sha256(bytes(box["key"]), proto.live_hello_msg(nonce, challenge, dev, fs_id)).hex()
+        session["hello_mac"] = mac
+        return {"challenge": challenge, "mac": mac}
 
     def _event(self, session, fid, obj):
         box = session["box"]
