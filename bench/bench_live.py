@@ -1,7 +1,7 @@
 """A hall of simulated Pico W boxes reporting live scores over loopback through faulty relays: figures printed (not a test).
 
     .venv/bin/python bench/bench_live.py [--boxes 20] [--gap 0.5] [--drop 0.03] [--dup 0.03] [--delay 0.05]
-        [--cut 0.02] [--seed 1]
+        [--cut 0.02] [--seed 1] [--hall]
 
 Starts the judge's live server (host/nakk_host/live.py) on a fresh database,
 and --boxes simulated boxes (the firmware on the unix port, each paired with
@@ -15,7 +15,9 @@ does and checks that each synced result is the live events' bytes, and
 prints the time from each press to its event stored by the live server
 (median, 90th percentile, max), the faults the relays made and what the
 server refused or took again. Which press saves which event is learnt first
-on one simulator (nakk.dump after each press). Exits non-zero on a mismatch.
+on one simulator (nakk.dump after each press). With --hall it also runs `nakk serve`
+and its tables page in headless Chromium and prints the time from each press to its score on
+the page (the page itself updates from the server's change stream). Exits non-zero on a mismatch.
 """
 import argparse
 import os
@@ -50,6 +52,41 @@ def which_press_saves(keys, tmp):
     return out
 
 
+class Hall:
+    """`nakk serve` on the database and its /tables page in headless Chromium, watched every 50 ms:
+    shown[(result id, seq)] = when the page first showed that match at that seq (or later)."""
+
+    def __init__(self, db):
+        from hallkit import Served
+        from test_hall_browser import WHY_NOT, new_browser
+        if WHY_NOT:
+            sys.exit("bench_live --hall: " + WHY_NOT)
+        self.served = Served(db)
+        self.browser = new_browser()
+        self.browser.get(self.served.url + "/tables")
+        self.shown = {}
+        self.done = False
+        self.t = threading.Thread(target=self._watch, daemon=True)
+        self.t.start()
+
+    def _watch(self):
+        js = ("return Array.prototype.map.call(document.querySelectorAll('tr.live-row'), "
+              "function (r) { return [r.getAttribute('data-result'), Number(r.getAttribute('data-seq'))]; });")
+        while not self.done:
+            rows = self.browser.execute_script(js)
+            now = time.time()
+            for rid, seq in rows:
+                for s in range(1, seq + 1):
+                    self.shown.setdefault((rid, s), now)
+            time.sleep(0.05)        # the page's own updates are what is timed; this is how often we look
+
+    def stop(self):
+        self.done = True
+        self.t.join(10)
+        self.browser.quit()
+        self.served.close()
+
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
@@ -64,6 +101,8 @@ def main():
     ap.add_argument("--delay", type=float, default=0.05)
     ap.add_argument("--cut", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hall", action="store_true",
+                    help="also `nakk serve` and its tables page in headless Chromium: press to the score on the page")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="nakk-bench-live-")
     os.environ["XDG_RUNTIME_DIR"] = tmp            # the simulators' registry: ours alone
@@ -102,6 +141,7 @@ def main():
             except Exception as e:   # noqa: BLE001 (reported below)
                 errors.append("box %d: %r" % (i + 1, e))
 
+        hall = Hall(db) if args.hall else None
         t_start = time.time()
         threads = [threading.Thread(target=play, args=(i,)) for i in range(len(sims))]
         for t in threads:
@@ -145,6 +185,13 @@ def main():
         print("server: %d frames refused (counted: %s)" % (srv.refused, dict(livestore.refused(conn)) or "none"))
         print("press to live event stored: median %.0f ms, p90 %.0f ms, max %.0f ms (%d events; %.0f s of play)"
               % (1000 * pct(lat, 0.5), 1000 * pct(lat, 0.9), 1000 * max(lat), len(lat), played))
+        if hall is not None:
+            hall.stop()
+            hl = [hall.shown[(rid, seq)] - t0 for i, (image, fs_id) in enumerate(infos)
+                  for seq, t0 in pressed[i] for rid in ["%s-1" % fs_id] if (rid, seq) in hall.shown]
+            print("press to the live score on the hall's tables page (headless Chromium): median %.0f ms, "
+                  "p90 %.0f ms, max %.0f ms (%d of %d events seen; the page polled every 50 ms)"
+                  % (1000 * pct(hl, 0.5), 1000 * pct(hl, 0.9), 1000 * max(hl), len(hl), len(lat)))
         conn.close()
         # the final results, synced over the serial ports afterwards, are the live events
         reps = S.sync([D.Port(s.tty) for s in sims], db, timeout=10)
