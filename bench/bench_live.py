@@ -87,6 +87,26 @@ class Hall:
         self.served.close()
 
 
+def press_cost(tmp, db, where, keys, gap):
+    """The press itself (the K line sent to the box done: released, handled, its entry on flash), on
+    one box alone, with its live link sending to the server and without one: the network task must
+    not make a press slower."""
+    out = []
+    for name, live_to in (("with the live link", where), ("without", None)):
+        image, _, _ = boxes.paired_box(tmp, "alone-%s" % ("live" if live_to else "plain"), db, count=0,
+                                       live=live_to)
+        took = []
+        with Simulator(image, register=False) as sim:
+            for k, long in keys:
+                t0 = time.perf_counter()
+                sim.press(k, long)
+                took.append(time.perf_counter() - t0)
+                time.sleep(gap)
+        took.sort()
+        out.append("%s: median %.0f ms, max %.0f ms" % (name, 1000 * pct(took, 0.5), 1000 * took[-1]))
+    print("a box's press, send to done (simulator, one box alone, %d presses): %s" % (len(keys), "; ".join(out)))
+
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
@@ -205,6 +225,7 @@ def main():
         conn.close()
         print("synced afterwards: %d of %d results, %d equal to their live events (%d sync reports ok)"
               % (sum(1 for _ in reps), args.boxes, same, sum(1 for r in reps if r.ok())))
+        press_cost(tmp, db, where, keys, args.gap)
         if bad or same != args.boxes:
             sys.exit(1)
     finally:

@@ -40,7 +40,7 @@ import asyncio
 import hashlib
 import time
 
-from nakk import BUILD, VERSION, proto, record
+from nakk import BOARD, BUILD, VERSION, proto, record
 from nakk.event import EventError, encode, parse
 from nakk.journal import READ_BUF, write_atomic
 from nakk.sign import eq, hmac_sha256
@@ -320,6 +320,7 @@ class Link(Trust):
                 if not fin and table.n is not None and n < table.n:
                     damaged[n] = 1
         out = {"device": self.device, "fs_id": j.fs_id if j is not None else None, "fw": VERSION, "build": BUILD,
+               "board": BOARD,
                "proto": proto.VERSION, "journal": record.VERSION, "rulesets": list(rules.NAMES),
                "free": j.free_bytes() if j is not None else 0,
                "unsynced": table.waiting(), "ready": len(ready), "paired": self.key is not None,

@@ -302,8 +302,8 @@ def _stage(work, fw, version, bid, journal, board=BOARD):
             f.write(data)
     files = {"boot.py": _BOOT, "main.py": _MAIN, "manifest.py": _MANIFEST,
              "nakk_build.py": ('# nakk_build.py: written by nakk build (host/nakk_host/uf2build.py), frozen into '
-                               'the UF2: which build this is.\nBUILD = "%s"\nINFO = "%s"\n'
-                               % (bid, info_line(version, bid, journal, board)))}
+                               'the UF2: which build this is.\nBUILD = "%s"\nBOARD = "%s"\nINFO = "%s"\n'
+                               % (bid, board, info_line(version, bid, journal, board)))}
     for name, text in files.items():
         with open(os.path.join(stage, name), "w") as f:
             f.write(text)

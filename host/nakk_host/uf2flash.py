@@ -90,6 +90,13 @@ def read_uf2(path):
 
 def refusal(info, hello):
     """Why the box answering hello cannot take this UF2, or None."""
+    have = hello.get("board") or BOARD          # a box before the Pico W's UF2 said no board: a Pico's
+    if info.board != have:
+        # the Pico's filesystem starts at 0xA0000, the Pico W's at 0x12C000 (its firmware is larger):
+        # the other board's UF2 would write over the results on flash, or leave them where it never looks
+        return ("%s is the firmware for %s, and this box runs the one for %s: their filesystems lie in "
+                "different places and its results would be lost (a box changes boards only when it is "
+                "empty: by hand, through its BOOTSEL drive)" % (os.path.basename(info.path), info.board, have))
     need = hello.get("journal", 0)
     if info.journal < need:
         return ("%s (firmware %s) reads journal format %d, and the box keeps format %d (firmware %s): "
