@@ -86,5 +86,5 @@ def _play(emu, picoemu, ks, frames, picow_uf2):
         with D.Box(emu.serial_url, timeout=30) as b:
             return b.hello()
     h = run_while(emu, hello)
-    assert h["build"] == picow_uf2.build and h["unsynced"] == 1 and "live" not in h
+    assert h["build"] == picow_uf2.build and h["board"] == "RPI_PICO_W" and h["unsynced"] == 1 and "live" not in h
     assert emu.flash_stats()["wdt_triggers"] == 0
