@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 
 import boxes  # noqa: E402
+from hallkit import free_port  # noqa: E402
 from tcprelay import TcpRelay  # noqa: E402
 from nakk_host import device as D  # noqa: E402
 from nakk_host import live, livestore, store  # noqa: E402
@@ -53,48 +54,60 @@ def which_press_saves(keys, tmp):
 
 
 class Hall:
-    """`nakk serve` on the database and its /tables page in headless Chromium, watched every 50 ms:
-    shown[(result id, seq)] = when the page first showed that match at that seq (or later)."""
+    """`nakk serve` on the database and its /tables page in headless Chromium (driven from a process of its
+    own: --watch URL), looked at every 50 ms: shown[(result id, seq)] = when the page first showed that
+    match at that seq or later."""
 
     def __init__(self, db):
+        import subprocess
         from hallkit import Served
-        from test_hall_browser import WHY_NOT, new_browser
+        from test_hall_browser import WHY_NOT
         if WHY_NOT:
             sys.exit("bench_live --hall: " + WHY_NOT)
         self.served = Served(db)
-        self.browser = new_browser()
-        self.browser.get(self.served.url + "/tables")
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--watch", self.served.url + "/tables"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if self.proc.stdout.readline().strip() != "watching":
+            sys.exit("bench_live --hall: the browser did not start")
         self.shown = {}
-        self.done = False
-        self.t = threading.Thread(target=self._watch, daemon=True)
-        self.t.start()
-
-    def _watch(self):
-        js = ("return Array.prototype.map.call(document.querySelectorAll('tr.live-row'), "
-              "function (r) { return [r.getAttribute('data-result'), Number(r.getAttribute('data-seq'))]; });")
-        while not self.done:
-            rows = self.browser.execute_script(js)
-            now = time.time()
-            for rid, seq in rows:
-                for s in range(1, seq + 1):
-                    self.shown.setdefault((rid, s), now)
-            time.sleep(0.05)        # the page's own updates are what is timed; this is how often we look
 
     def stop(self):
-        self.done = True
-        self.t.join(10)
-        self.browser.quit()
+        out, _ = self.proc.communicate("stop\n", timeout=60)
+        for line in out.splitlines():
+            rid, seq, t = line.split()
+            self.shown[(rid, int(seq))] = float(t)
         self.served.close()
 
 
-def press_cost(tmp, db, where, keys, gap):
+def watch(url):
+    """--watch URL: the page in headless Chromium, its live rows looked at every 50 ms until stdin says stop;
+    prints `<result id> <seq> <time first shown>` for every seq seen."""
+    from test_hall_browser import new_browser
+    browser = new_browser()
+    browser.get(url)
+    js = ("return Array.prototype.map.call(document.querySelectorAll('tr.live-row'), "
+          "function (r) { return [r.getAttribute('data-result'), Number(r.getAttribute('data-seq'))]; });")
+    shown = {}
+    done = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), done.set()), daemon=True).start()
+    print("watching", flush=True)
+    while not done.is_set():
+        now = time.time()
+        for rid, seq in browser.execute_script(js):
+            for s in range(1, seq + 1):
+                shown.setdefault((rid, s), now)
+        time.sleep(0.05)          # how often we look; the page's own updates are what is timed
+    browser.quit()
+    for (rid, s), t in sorted(shown.items()):
+        print(rid, s, t)
+
+
+def press_cost(alone, keys, gap):
     """The press itself (the K line sent to the box done: released, handled, its entry on flash), on
     one box alone, with its live link sending to the server and without one: the network task must
     not make a press slower."""
     out = []
-    for name, live_to in (("with the live link", where), ("without", None)):
-        image, _, _ = boxes.paired_box(tmp, "alone-%s" % ("live" if live_to else "plain"), db, count=0,
-                                       live=live_to)
+    for name, image in zip(("with the live link", "without"), alone):
         took = []
         with Simulator(image, register=False) as sim:
             for k, long in keys:
@@ -131,16 +144,21 @@ def main():
     counts = which_press_saves(keys, tmp)
     db = os.path.join(tmp, "judge.db")
     store.open_db(db).close()
-    srv, where = live.serve_in_thread(db, "127.0.0.1", 0, log=lambda s: None)
-    host, port = where.rsplit(":", 1)
+    port = free_port()
     relays, sims, infos = [], [], []
+    srv = None
     try:
+        # the boxes are paired (store.open_db) before the server holds the database: open_db's first look
+        # is an immutable read-only connection, whose close drops this process's other locks on the file
         for i in range(args.boxes):
-            r = TcpRelay((host, int(port)), seed=args.seed + i, drop=args.drop, dup=args.dup, delay=args.delay,
+            r = TcpRelay(("127.0.0.1", port), seed=args.seed + i, drop=args.drop, dup=args.dup, delay=args.delay,
                          cut=args.cut)
             relays.append(r)
             image, fs_id, key = boxes.paired_box(tmp, "laud%02d" % (i + 1), db, count=0, live=r.address)
             infos.append((image, fs_id))
+        alone = [boxes.paired_box(tmp, "alone-%s" % k, db, count=0, live=a)[0]
+                 for k, a in (("live", "127.0.0.1:%d" % port), ("plain", None))]
+        srv, where = live.serve_in_thread(db, "127.0.0.1", port, log=lambda s: None)
         for image, _ in infos:
             sims.append(Simulator(image, register=False))
         print("%d simulated Pico W boxes, live server %s, relays: drop %.2f dup %.2f delay %.2f cut %.2f a frame"
@@ -175,6 +193,9 @@ def main():
         while srv.stored < total and time.time() < end:
             time.sleep(0.1)
         played = time.time() - t_start
+        if hall is not None:
+            time.sleep(2)            # the page's last updates (what is timed is when they came)
+            hall.stop()
         conn = store.open_db(db, create=False)
         got = {}
         at = {}
@@ -206,7 +227,6 @@ def main():
         print("press to live event stored: median %.0f ms, p90 %.0f ms, max %.0f ms (%d events; %.0f s of play)"
               % (1000 * pct(lat, 0.5), 1000 * pct(lat, 0.9), 1000 * max(lat), len(lat), played))
         if hall is not None:
-            hall.stop()
             hl = [hall.shown[(rid, seq)] - t0 for i, (image, fs_id) in enumerate(infos)
                   for seq, t0 in pressed[i] for rid in ["%s-1" % fs_id] if (rid, seq) in hall.shown]
             print("press to the live score on the hall's tables page (headless Chromium): median %.0f ms, "
@@ -225,7 +245,7 @@ def main():
         conn.close()
         print("synced afterwards: %d of %d results, %d equal to their live events (%d sync reports ok)"
               % (sum(1 for _ in reps), args.boxes, same, sum(1 for r in reps if r.ok())))
-        press_cost(tmp, db, where, keys, args.gap)
+        press_cost(alone, keys, args.gap)
         if bad or same != args.boxes:
             sys.exit(1)
     finally:
@@ -233,9 +253,13 @@ def main():
             s.close()
         for r in relays:
             r.close()
-        srv.stop()
+        if srv is not None:
+            srv.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--watch"]:
+        watch(sys.argv[2])
+    else:
+        main()
