@@ -39,6 +39,7 @@ from nakk_host import live, livestore, store  # noqa: E402
 from nakk_host import sync as S  # noqa: E402
 from nakk_host.simulator import Simulator, dump_events, parse_keys  # noqa: E402
 
+LIVE_HEAP = "448K"    # the unix port keeps nakk.net's code in its heap (frozen on the Pico W): tests/test_live.py
 KEYS = os.path.join(ROOT, "host", "nakk_host", "demo", "saare-2020.keys")
 
 
@@ -109,7 +110,7 @@ def press_cost(alone, keys, gap):
     out = []
     for name, image in zip(("with the live link", "without"), alone):
         took = []
-        with Simulator(image, register=False) as sim:
+        with Simulator(image, register=False, heap=LIVE_HEAP) as sim:
             for k, long in keys:
                 t0 = time.perf_counter()
                 sim.press(k, long)
@@ -160,7 +161,7 @@ def main():
                  for k, a in (("live", "127.0.0.1:%d" % port), ("plain", None))]
         srv, where = live.serve_in_thread(db, "127.0.0.1", port, log=lambda s: None)
         for image, _ in infos:
-            sims.append(Simulator(image, register=False))
+            sims.append(Simulator(image, register=False, heap=LIVE_HEAP))
         print("%d simulated Pico W boxes, live server %s, relays: drop %.2f dup %.2f delay %.2f cut %.2f a frame"
               % (args.boxes, where, args.drop, args.dup, args.delay, args.cut))
         pressed = [[] for _ in sims]             # per box: (seq saved, time the press began)

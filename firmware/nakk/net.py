@@ -112,6 +112,7 @@ class Net:
         self._reader = None
         self._writer = None
         self._restart = False
+        self._rxi = self._rxn = self._ln = 0   # bytes of _rx taken, bytes in _rx, bytes of the line so far
         # counters (the simulator's J line, the tests and the bench read them)
         self.sent = 0          # event frames written
         self.acked = 0         # answers taken
@@ -136,13 +137,15 @@ class Net:
     async def run(self):
         wait = RETRY_MS
         while True:
+            acked = self.acked
             try:
                 if await self._join() and await self._connect():
-                    wait = RETRY_MS
                     await self._send_all()
             except Exception as e:       # a lost connection, a reset, a refusal: try again later
                 self.state = "error %r" % (e,)
             self._close()
+            if self.acked > acked:
+                wait = RETRY_MS          # it was working: the next try soon (a server that only refuses waits longer)
             await self._sleep(wait)
             wait = wait * 2 if wait < RETRY_MAX_MS else RETRY_MAX_MS
 
@@ -175,15 +178,21 @@ class Net:
         if j is None or self.link.key is None:
             return False
         self._reader, self._writer = await asyncio.open_connection(self.cfg["host"], self.cfg["port"])
+        self._rxi = self._rxn = self._ln = 0
         self.connects += 1
         self._n = 0
         self._i = 0
         self._batch = []
-        self._fid = 1
-        self._nonce = _hex(_random(12))
-        await self._write(proto.request(1, "hello", {"device": self.link.device, "fs_id": j.fs_id,
-                                                     "nonce": self._nonce}))
-        r = await self._answer(1)
+        self._fid = 0
+        r = None
+        for _ in range(3):              # a hello (or its answer) lost on the way is asked again
+            self._fid += 1
+            self._nonce = _hex(_random(12))
+            await self._write(proto.request(self._fid, "hello", {"device": self.link.device, "fs_id": j.fs_id,
+                                                                 "nonce": self._nonce}))
+            r = await self._answer(self._fid)
+            if r is not None:
+                break
         ch = r.get("challenge") if r else None
         if not isinstance(ch, str):
             return False
@@ -209,31 +218,35 @@ class Net:
         await self._writer.drain()
 
     async def _line_in(self, ms):
-        """The next frame line from the server (bytes), or None after ms; OSError when closed."""
+        """The next frame line from the server (bytes), or None after ms; OSError when closed. Bytes read
+        past a line end (two answers in one read) wait in _rx for the next call."""
         line = self._line
-        n = 0
+        rx = self._rx
         t0 = time.ticks_ms()
         while True:
+            while self._rxi < self._rxn:
+                c = rx[self._rxi]
+                self._rxi += 1
+                if c == 10:
+                    n = self._ln
+                    self._ln = 0
+                    if n >= 2 and proto.is_frame(line):
+                        return bytes(line[:n])
+                elif self._ln < len(line):
+                    line[self._ln] = c
+                    self._ln += 1
+                # (a longer line is cut to the buffer; its CRC then fails and it is dropped)
             left = ms - time.ticks_diff(time.ticks_ms(), t0)
             if left <= 0:
                 return None
             try:
-                k = await asyncio.wait_for_ms(self._reader.readinto(self._rx), left)
+                k = await asyncio.wait_for_ms(self._reader.readinto(rx), left)
             except asyncio.TimeoutError:
                 return None
             if not k:
                 raise OSError(104)     # the server closed the connection
-            rx = self._rx
-            for i in range(k):
-                c = rx[i]
-                if c == 10:
-                    if n and proto.is_frame(line):
-                        return bytes(line[:n])
-                    n = 0
-                elif n < len(line):
-                    line[n] = c
-                    n += 1
-            # (a longer line is cut to the buffer; its CRC then fails and it is dropped)
+            self._rxi = 0
+            self._rxn = k
 
     async def _answer(self, fid):
         """The answer to frame fid (a dict), or None when it did not come in ACK_MS."""
