@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT
 
-from nakk_host import cli
+from nakk_host import cli, cli_sim
 from nakk_host import simulator as Sim
 from nakk_host import standings as S
 from nakk_host import store
@@ -95,7 +95,7 @@ def test_key_scripts_in_latin1_or_with_a_bom(env, capsys):
     class Args:
         keys = None
         keys_file = str(bom)
-    assert cli._read_keys(Args) == [("OK", False), ("A", False)]
+    assert cli_sim._read_keys(Args) == [("OK", False), ("A", False)]
 
 
 # ---------------------------------------------------------------- output paths before anything (items 3, 10, 13)
