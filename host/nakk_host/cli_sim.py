@@ -305,7 +305,7 @@ def _demo_assign(sim, db, t, record):
 def cmd_demo(args):
     from nakk_host import simulator as S
     from nakk_host import judge, store
-    from nakk_host import demotour, standings
+    from nakk_host import demotour
     from nakk_host.tournament import TournamentError
     from nakk_host import textfile
     if args.screenshot:

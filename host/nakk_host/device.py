@@ -43,8 +43,8 @@ def discover():
                 out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or "")))
     except Exception:      # a platform whose port list fails still finds simulators
         pass
-    from nakk_host import simulator
-    for e in simulator.registered_simulators():
+    from nakk_host import simregistry
+    for e in simregistry.registered_simulators():
         out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", "")))))
     return out
 
