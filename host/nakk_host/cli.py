@@ -15,9 +15,9 @@ from nakk_host.errors import CommandError
 # ---------------------------------------------------------------- score
 
 def cmd_score(args):
-    # bytes, not text: nakk.match reports text that is not UTF-8 by line and column
     from nakk_host import textfile
-    return score_mod.run(textfile.event_lines(args.file), args.json)
+    lines, _ = textfile.read_events(args.file)     # a bad line is refused as `nakk close --events` refuses it
+    return score_mod.run(lines, args.json)
 
 
 # ---------------------------------------------------------------- rules

@@ -350,29 +350,20 @@ def cmd_enter(args):
 @_guard
 def cmd_close(args):
     from nakk_host import enter as E
+    from nakk_host import textfile
     _need_who(args)
     conn = _db(args)
     t = _tour(conn, args)
     events = []
-    if args.events or args.image:
-        from nakk.event import EventError, parse
-        if args.image:
-            from nakk_host import simulator as Sim
-            try:
-                lines = Sim.dump_events(args.image)
-            except Sim.SimulatorError as e:
-                _fail(str(e))
-        else:
-            from nakk_host import textfile
-            lines = textfile.event_lines(args.events)     # the reader `nakk score` uses: a BOM is skipped
-        for n, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                events.append(parse(line.strip()))
-            except EventError as e:
-                _fail("%sline %d: %s%s" % ("" if args.image else args.events + " ", n,
-                                           (e.field + ": ") if e.field else "", e.reason), 2)
+    if args.image:
+        from nakk_host import simulator as Sim
+        try:
+            lines = Sim.dump_events(args.image)
+        except Sim.SimulatorError as e:
+            _fail(str(e))
+        events = textfile.events(lines)
+    elif args.events:
+        _, events = textfile.read_events(args.events)     # the reader `nakk score` uses
     room = args.room or 0
     rid, status, problems = E.close(conn, t, args.round, args.table, args.by, args.why, events, room, args.forfeit)
     print("round %d table %d closed (%s, %d events kept): stored as %s (%s)" % (
