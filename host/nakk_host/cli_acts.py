@@ -8,7 +8,7 @@ import json
 import os
 
 from nakk_host import standings as S
-from nakk_host.cli_judge import _db, _fail, _guard, _need_who, _print_table, _tour
+from nakk_host.cli_judge import _db, _fail, _guard, _open, _print_table, _tour
 from nakk_host.cmdtable import Command, arg, judged, who
 
 
@@ -75,9 +75,7 @@ def print_standings(conn, t, st=None):
 @_guard
 def cmd_deduct(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     e, pts = J.deduct(conn, t, args.no, args.by, args.why, args.points)
     print("no %d %s: %d deducted from the overall result (record %d; `nakk void %d` withdraws it)"
           % (e["no"], e["name"], pts, _last_record(conn), _last_record(conn)))
@@ -91,9 +89,7 @@ def _last_record(conn):
 @_guard
 def cmd_disqualify(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     e = J.disqualify(conn, t, args.no, args.by, args.why)
     print("no %d %s: disqualified (left out of later draws; barred from the season's next stage)"
           % (e["no"], e["name"]))
@@ -103,9 +99,7 @@ def cmd_disqualify(args):
 @_guard
 def cmd_correct(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     if sum(bool(x) for x in (args.void, args.place, args.points is not None or args.winner is not None)) > 1:
         _fail("one change at a time: --void, --place, or --points/--winner", 2)
     if args.swap and not args.place:
@@ -130,9 +124,7 @@ def cmd_correct(args):
 @_guard
 def cmd_void(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     if args.what.isdigit():
         old = J.void_record(conn, t, int(args.what), args.by, args.why)
         print("record %d (%s) voided by record %d: it no longer counts; nakk history shows both"
@@ -153,8 +145,7 @@ def _entrant_no(conn, eid):
 @_guard
 def cmd_history(args):
     from nakk_host import acts as J
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     lines = J.history(conn, t, args.no)
     if args.json:
         print(json.dumps(lines, ensure_ascii=False, indent=1))

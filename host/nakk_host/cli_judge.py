@@ -47,6 +47,14 @@ def _tour(conn, args):
     return T.get(conn, args.tournament)
 
 
+def _open(args, who=False):
+    """(database, tournament) as -t names it; who: --by and --why are checked first."""
+    if who:
+        _need_who(args)
+    conn = _db(args)
+    return conn, _tour(conn, args)
+
+
 def _need_who(args):
     if not args.by:
         _fail("say who does this: --by NAME (or set NAKK_JUDGE)", 2)
@@ -116,8 +124,7 @@ def cmd_tournament(args):
 @_guard
 def cmd_players(args):
     from nakk_host import players as P
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     if args.action == "import":
         if not args.arg:
             _fail("nakk players import FILE.csv", 2)
@@ -197,8 +204,7 @@ def _print_round(conn, t, round_no):
 @_guard
 def cmd_round(args):
     from nakk_host import draw as D
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     if args.html:
         from nakk_host import textfile
         textfile.output_file(args.html, force=args.force, option="--html")   # before a round is drawn
@@ -270,8 +276,7 @@ def _check_image(image):
 @_guard
 def cmd_assign(args):
     from nakk_host import assign as A
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     rn = args.round or S.current_round(conn, t)
     if not rn:
         _fail("no round drawn yet: nakk round")
@@ -319,9 +324,7 @@ def cmd_assign(args):
 @_guard
 def cmd_enter(args):
     from nakk_host import enter as E
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     sheet = E.sheet_for(conn, t, args.round, args.table, args.room or (1 if t["format"] == "teams" else 0))
     setup = sheet.events[0]
     print("Paper sheet: %s round %d table %d%s, %s" % (
@@ -351,9 +354,7 @@ def cmd_enter(args):
 def cmd_close(args):
     from nakk_host import enter as E
     from nakk_host import textfile
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     events = []
     if args.image:
         from nakk_host import simulator as Sim
