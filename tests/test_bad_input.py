@@ -20,10 +20,7 @@ EXAMPLE = os.path.join(ROOT, "examples", "saare-2020.jsonl")
 
 
 @pytest.fixture(autouse=True)
-def env(tmp_path, monkeypatch):
-    d = tmp_path / "run"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))      # this test's own simulators' registry
+def env(tmp_path, monkeypatch, own_registry):
     monkeypatch.setenv("NAKK_DB", str(tmp_path / "judge.db"))
     monkeypatch.setenv("NAKK_JUDGE", "Kohtunik Kalju")
     monkeypatch.chdir(tmp_path)

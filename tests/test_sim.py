@@ -28,12 +28,9 @@ NAKK = [sys.executable, "-m", "nakk_host.cli"]
 
 
 @pytest.fixture(autouse=True)
-def registry(tmp_path, monkeypatch):
+def registry(own_registry):
     """Each test registers its simulators in its own runtime directory."""
-    d = tmp_path / "run"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
-    return d / "nakk"
+    return own_registry / "nakk"
 
 
 def demo_keys(name):

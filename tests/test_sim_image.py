@@ -18,12 +18,7 @@ NAKK = [sys.executable, "-m", "nakk_host.cli"]
 EXAMPLE = os.path.join(ROOT, "examples", "saare-2020.jsonl")
 
 
-@pytest.fixture(autouse=True)
-def registry(tmp_path, monkeypatch):
-    """Each test registers its simulators in its own runtime directory."""
-    d = tmp_path / "run"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 def nakk(*args, cwd=ROOT, timeout=120):
