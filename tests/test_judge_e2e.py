@@ -136,7 +136,7 @@ def test_a_stage_on_simulated_boxes(env, capsys):
     assert "Lõhmus/Pärn" in (env / "etapp1" / "standings.html").read_text(encoding="utf-8")
 
 
-# Turniirisasku: 2 boards a match; hand values from sasku-tournament.md: trump made 2, ruutu made 4,
+# Turniirisasku: 2 boards a match; hand values from the Turniirisasku rules (docs/rules.md): trump made 2, ruutu made 4,
 # trump beaten: 4 to the defenders
 ROOM1 = "OK  A A  NEXT A A  A B"            # team X (A, NS): trump 2, ruutu 4
 ROOM2 = "OK  A B  NEXT B B  A B"            # team Y's pair makes trump, X (B, EW) beats it: 4; X's ruutu: 4
