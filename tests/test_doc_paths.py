@@ -1,6 +1,6 @@
 """Every `docs/…` path and every `*.md` file named in the code and the docs exists, and every relative link of a
-Markdown page leads to a file: a reader sent somewhere finds it (issue 23). Reads the files git tracks as text;
-touches nothing."""
+Markdown page leads to a file: a reader sent somewhere finds it (issue 23); and the README's test command is the
+one CI runs. Reads the files git tracks as text; touches nothing."""
 import os
 import re
 import subprocess
@@ -77,3 +77,12 @@ def test_the_check_finds_a_dangling_name(tmp_path):
     names = {"README.md", "latency.md"}
     assert not _exists("README.md", "docs/nothing-here.md", names)
     assert _exists("README.md", "docs/latency.md", names) and _exists("hardware/README.md", "power.md", names)
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    block = re.search(r"## Test it\n\n```sh\n(.*?)\n```", readme, re.S).group(1)
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        ci = [line for line in f.read().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
+    assert ci == [block] and "pytest" in block, (ci, block)
