@@ -1,6 +1,5 @@
 """The judge's assignment pushed to a box, and `nakk doctor`, against the real firmware in the simulator."""
 import json
-import os
 import secrets
 import time
 

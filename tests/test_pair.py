@@ -9,7 +9,6 @@ import time
 import pytest
 
 import boxes
-from nakk import proto
 from nakk.sign import hmac_sha256
 from nakk_host import cli, judge, store
 from nakk_host import device as D

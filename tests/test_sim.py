@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ROOT, TESTS, run_mpy
 
-from nakk_host import cli, cli_sim, screenshot
+from nakk_host import cli_sim, screenshot
 from nakk_host import simulator as S
 
 DEMO = os.path.join(ROOT, "host", "nakk_host", "demo")
