@@ -183,7 +183,7 @@ _DEVICE = (
 # sync, results, pair, doctor), the judge's day (cli_judge.py: tournament, players, round, assign, enter,
 # close), its numbers (cli_acts.py: standings, deduct, disqualify, correct, void, history, export), the UF2
 COMMANDS = (_HERE + cli_sim.COMMANDS + _DEVICE + judge.COMMANDS + cli_judge.COMMANDS + cli_acts.COMMANDS
-            + (uf2build.add_build,))
+            + uf2build.COMMANDS)
 
 
 class _Parser(argparse.ArgumentParser):

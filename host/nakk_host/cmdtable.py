@@ -7,7 +7,7 @@ Adding a command is one entry:
     Command("hello", cmd_hello, "one line for `nakk --help`", "what `nakk hello --help` says",
             arg("name", help="who"), db(), tournament())
 
-An entry of COMMANDS may also be any function that takes the subparsers and adds one (as add_build).
+An entry of COMMANDS may also be any function that takes the subparsers and adds a command.
 """
 
 import os
