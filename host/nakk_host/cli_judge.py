@@ -12,6 +12,7 @@ import sys
 
 from nakk_host import standings as S
 from nakk_host.cmdtable import Command, arg, either, judged, who
+from nakk_host.judge import _console     # one console for every table the judge's commands print
 from nakk_host import tournament as T
 
 
@@ -60,11 +61,6 @@ def _need_who(args):
         _fail("say who does this: --by NAME (or set NAKK_JUDGE)", 2)
     if not args.why:
         _fail("say why: --why TEXT", 2)
-
-
-def _console():
-    from rich.console import Console
-    return Console(width=None if sys.stdout.isatty() else 160, highlight=False)
 
 
 def _print_table(title, columns, rows, caption=None):
