@@ -68,7 +68,7 @@ else:
 
 # copies host files into the image, on the unix port (MicroPython's own littlefs, as the Pico mounts it)
 PUT = """import sys, os, vfs
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 bdev = mount_image(sys.argv[1], "/flash")
 for line in open(sys.argv[2]).read().split("\\n"):
     if not line:
@@ -90,7 +90,7 @@ bdev.close()
 
 # removes the journal's index from an image (a journal as a firmware before the index left it)
 NO_INDEX = """import sys, os, vfs
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 bdev = mount_image(sys.argv[1], "/flash")
 os.remove("/flash/journal/index")
 vfs.umount("/flash")

@@ -6,8 +6,8 @@ import time
 import pytest
 
 import boxes
-from nakk import proto
-from nakk.sign import hmac_sha256
+from nakk.link import proto
+from nakk.link.sign import hmac_sha256
 from nakk_host import cli
 from nakk_host import device as D
 from nakk_host.simulator import Simulator, dump_events

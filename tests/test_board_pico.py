@@ -458,7 +458,7 @@ R("again", F.CLOCK)
 
 
 def test_another_chip_keeps_its_clock_and_its_regulator_is_not_written():
-    # DESIGN.md: a Pico 2 (RP2350) runs the firmware unchanged. The RP2040's regulator
+    # A Pico 2 (RP2350) runs the firmware unchanged (hardware/README.md). The RP2040's regulator
     # register is something else there, and 200 MHz is the RP2040's certification: its
     # SYSINFO.CHIP_ID (PART 4) leaves the clock as MicroPython set it, no write at all
     res = results(run('''

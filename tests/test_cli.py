@@ -28,7 +28,7 @@ def test_score_example_table_and_json():
 
 def test_score_same_result_on_micropython():
     cp = nakk("score", "--json", EXAMPLE)
-    mp = run_mpy(["-m", "nakk.score", EXAMPLE, "--json"])
+    mp = run_mpy(["-m", "nakk.offbox.score", EXAMPLE, "--json"])
     assert mp.returncode == 0, mp.stderr
     assert mp.stdout == cp.stdout  # byte for byte: canonical JSON on both
 
@@ -41,7 +41,7 @@ def test_invalid_event_line_field_reason_exit_2():
     assert r.returncode == 2
     assert r.stderr.startswith("nakk: line 4: result: must be one of"), r.stderr
     assert r.stdout == ""
-    mp = run_mpy(["-m", "nakk.score", "-"], stdin=bad)
+    mp = run_mpy(["-m", "nakk.offbox.score", "-"], stdin=bad)
     assert mp.returncode == 2 and "line 4: result" in mp.stderr
 
 
@@ -83,7 +83,7 @@ def _mpy_score_bytes(path_or_dash, stdin=None):
     # run_mpy works in text; the unix port is run here on raw bytes
     import conftest
     env = dict(os.environ, MICROPYPATH=conftest.FIRMWARE)
-    return subprocess.run([conftest.micropython_path(), "-X", "heapsize=" + conftest.HEAP, "-m", "nakk.score",
+    return subprocess.run([conftest.micropython_path(), "-X", "heapsize=" + conftest.HEAP, "-m", "nakk.offbox.score",
                            path_or_dash], input=stdin, capture_output=True, cwd=ROOT, env=env, timeout=60)
 
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 import boxes
-from nakk.sign import hmac_sha256
+from nakk.link.sign import hmac_sha256
 from nakk_host import cli, judge, store
 from nakk_host import device as D
 from nakk_host import sync as S

@@ -101,7 +101,7 @@ def test_an_image_in_a_missing_folder_is_one_nakk_line(tmp_path):
     # from source inside the tests' 320K heap runs out, by how the heap happens to fragment
     # (the length of this path alone decided it), which is not what this checks
     env = dict(os.environ, MICROPYPATH=S.compiled_firmware() + ":.frozen")
-    r = subprocess.run([micropython_path(), "-X", "heapsize=" + S.HEAP, "-m", "nakk.simmain", bad],
+    r = subprocess.run([micropython_path(), "-X", "heapsize=" + S.HEAP, "-m", "nakk.offbox.simmain", bad],
                        input=b"", capture_output=True, cwd=ROOT, env=env, timeout=60)
     err = r.stderr.decode()
     assert r.returncode == 2 and "Traceback" not in err, err
@@ -127,7 +127,7 @@ def test_the_documented_dump_command_works_as_written(tmp_path):
     with open(os.path.join(ROOT, "docs", "simulator.md"), encoding="utf-8") as f:
         text = f.read()
     cmds = [line for block in re.findall(r"```sh\n(.*?)\n```", text, re.S) for line in block.splitlines()
-            if "-m nakk.dump" in line]
+            if "-m nakk.offbox.dump" in line]
     assert len(cmds) == 1, cmds
     image = tmp_path / "nakk-flash.img"
     with S.Simulator(str(image)) as sim:

@@ -19,10 +19,10 @@ import time
 import pytest
 
 import boxes
-from nakk import proto
+from nakk.link import proto
 from nakk.match import Match
 from nakk.event import parse
-from nakk.sign import hmac_sha256
+from nakk.link.sign import hmac_sha256
 from nakk_host import cli, store
 from nakk_host import device as D
 from nakk_host import sync as S

@@ -106,7 +106,7 @@ def test_an_answer_that_comes_after_its_request_was_given_up_for_lost_keeps_the_
     import select
     import threading
     import tty
-    from nakk import proto
+    from nakk.link import proto
     master, slave = os.openpty()
     tty.setraw(master)
     tty.setraw(slave)

@@ -192,7 +192,7 @@ def pushed(conn, t, round_no, table_no, room, record, device_id=None):
 # one), and writes the record atomically where the app looks (beside the journal).
 _WRITE = """
 import sys, os, vfs
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 bdev = mount_image(sys.argv[1], "/img")
 try:
     os.mkdir("/img/journal")

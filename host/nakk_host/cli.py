@@ -6,7 +6,7 @@ import sys
 
 from nakk import VERSION
 from nakk import rules as rules_pkg
-from nakk import score as score_mod
+from nakk.offbox import score as score_mod
 from nakk_host import cli_acts, cli_judge, cli_sim, judge, uf2build
 from nakk_host.cmdtable import Command, arg, db
 from nakk_host.errors import CommandError

@@ -9,7 +9,7 @@ import sys
 import tempfile
 
 from nakk import rules as rules_pkg
-from nakk import score as score_mod
+from nakk.offbox import score as score_mod
 from nakk_host import cli_acts
 from nakk_host.cmdtable import Command, arg
 from nakk_host.errors import CommandError

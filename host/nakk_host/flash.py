@@ -242,7 +242,7 @@ def _connect(port, say, db=None):
                                  "import machine; machine.reset()")
     else:
         # The app's link owns the port: mpremote's \r\x03\r\x01 that reached it just now asks it for
-        # maintenance mode, and so does the link's `repl` request.
+        # maintenance mode, and so does the link's `repl` request (docs/protocol.md, `repl`).
         say("the box's app is running: restarting it into maintenance mode")
         box.close()
         _link_repl(port, db)

@@ -7,8 +7,8 @@ import json
 import secrets
 import sys
 
-from nakk import proto
-from nakk.sign import KEY_LEN, hmac_sha256
+from nakk.link import proto
+from nakk.link.sign import KEY_LEN, hmac_sha256
 from nakk_host.cmdtable import Command, arg, db
 
 
@@ -201,7 +201,7 @@ def default_judge():
     return name[:JUDGE_MAX]
 
 
-JUDGE_MAX = 40     # characters of the judge's name the box takes (nakk.link)
+JUDGE_MAX = 40     # characters of the judge's name the box takes (nakk.link.task)
 
 
 def _check_db_for_pairing(db):

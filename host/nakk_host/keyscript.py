@@ -1,7 +1,7 @@
 """Key scripts for the simulator and the hardware tests: `OK OK A A PREV:long A+B ...` -> [(button, long)],
 and playing them on a box. Pure: touches nothing."""
 
-from nakk.buttons import NAMES as BUTTONS   # A B C PREV OK NEXT, by index
+from nakk.drivers.buttons import NAMES as BUTTONS   # A B C PREV OK NEXT, by index
 
 CLUSTER = BUTTONS[3:]
 SHORT_MS = 60      # a tap

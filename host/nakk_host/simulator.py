@@ -7,12 +7,12 @@
         sim.screenshot("screen.png")
         sim.tty                         # the USB serial port: a raw-mode pseudo-terminal
 
-The firmware runs in its own process (`micropython -m nakk.simmain IMAGE`,
+The firmware runs in its own process (`micropython -m nakk.offbox.simmain IMAGE`,
 heap capped at 320K: the whole app with its link, see HEAP) from .mpy files that mpy-cross
 compiles once into a cache, as they would be on the Pico. Its flash is the
 LittleFS image file, so killing the process is a power cut. The control
 channel (its stdin/stdout, one line per message) is described in
-firmware/nakk/simmain.py.
+firmware/nakk/offbox/simmain.py.
 
 The USB serial port is a pseudo-terminal pair in raw mode (no echo, no
 \\r\\n translation, no signals). The simulator keeps both ends open, so a
@@ -95,7 +95,7 @@ class Simulator:
         self._stop = threading.Event()
         self._master = self._slave = None
         self._wake_r, self._wake_w = os.pipe()
-        args = [micropython_path(), "-X", "heapsize=" + heap, "-m", "nakk.simmain", self.image]
+        args = [micropython_path(), "-X", "heapsize=" + heap, "-m", "nakk.offbox.simmain", self.image]
         if lang:
             args += ["--lang", lang]
         if usb:

@@ -248,7 +248,7 @@ def firmware_version(fw=None):
 def _firmware_files(fw):
     """{path relative to firmware/: bytes} of everything the manifest may read."""
     out = {}
-    for top in ("boot.py", "main.py", "manifest.py", "package.json", "host-only.txt"):
+    for top in ("boot.py", "main.py", "manifest.py", "package.json"):
         with open(os.path.join(fw, top), "rb") as f:
             out[top] = f.read()
     for d, dirs, files in os.walk(os.path.join(fw, "nakk")):

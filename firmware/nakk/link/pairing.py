@@ -3,9 +3,9 @@
 A `pair` request is checked (a paired box needs its current judge's consent, signed with the old
 key), then asked at the box over its start screen only, naming the judge; PREV and NEXT held
 together say yes. PREV and NEXT held on the start screen ask to forget the judge (refused while a
-result waits for it). The functions take the link (nakk.link.Link, with nakk.trust): its app,
+result waits for it). The functions take the link (nakk.link.task.Link, with nakk.link.trust): its app,
 journal, device, key, judge, _pair, _save_key, _fresh, _reject, _error and _send. Imported by
-nakk.trust on the first pair request or reset of a boot, so a box that is not asked keeps its RAM.
+nakk.link.trust on the first pair request or reset of a boot, so a box that is not asked keeps its RAM.
 """
 
 from nakk.compat import const
@@ -13,9 +13,9 @@ from nakk.compat import const
 import hashlib
 import time
 
-from nakk import proto
-from nakk.sign import KEY_LEN, eq, hmac_sha256
-from nakk.trust import PAIR_MS, _Refuse, _hex
+from nakk.link import proto
+from nakk.link.sign import KEY_LEN, eq, hmac_sha256
+from nakk.link.trust import PAIR_MS, _Refuse, _hex
 
 _JUDGE_MAX = const(40)    # characters of the judge's name a pair request may carry
 
