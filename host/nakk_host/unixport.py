@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 # The whole app (its link, its words, every buffer made at boot) on the 64-bit unix port, where objects
 # are up to twice their size on the Pico: after boot its live heap is ~207 KB (empty flash) to ~270 KB
@@ -122,6 +123,10 @@ def compiled_firmware(arch="host"):
     cache = os.path.join(_state_dir(), "mpy")
     out = os.path.join(cache, h.hexdigest()[:16])
     if os.path.isdir(out):
+        try:
+            os.utime(out)            # in use: the last tree _prune would take
+        except OSError:
+            pass
         return out
     os.makedirs(cache, exist_ok=True)
     tmp = tempfile.mkdtemp(dir=cache, prefix=".build-")
@@ -161,15 +166,21 @@ def compiled_firmware(arch="host"):
     return out
 
 
-def _prune(cache, keep):
-    """Drop all but the `keep` most recent compiled trees."""
+def _prune(cache, keep, idle=3600):
+    """Drop all but the `keep` most recent compiled trees, and only those unused for `idle` seconds:
+    another checkout's simulators or tests may be running from a tree right now."""
     try:
         dirs = [os.path.join(cache, d) for d in os.listdir(cache) if not d.startswith(".")]
         dirs.sort(key=os.path.getmtime, reverse=True)
     except OSError:
         return
+    now = time.time()
     for d in dirs[keep:]:
-        shutil.rmtree(d, ignore_errors=True)
+        try:
+            if now - os.path.getmtime(d) > idle:
+                shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def micropython_env():
