@@ -1,4 +1,4 @@
-"""Bench: heap bytes per button event and press-to-event latency of nakk.buttons (MicroPython unix port).
+"""Bench: heap bytes per button event and press-to-event latency of nakk.drivers.buttons (MicroPython unix port).
 
 Run:  python bench/bench_buttons.py        (re-runs itself on the unix port:
       micropython -X heapsize=320K, MICROPYPATH=firmware/ + frozen modules)
@@ -69,8 +69,8 @@ import time
 
 import asyncio
 from asyncio import core
-from nakk import buttons as K
-from nakk.board import simpins as S
+from nakk.drivers import buttons as K
+from nakk.offbox import simpins as S
 
 FLAG = K.ThreadSafeFlag  # None on a port without it
 PASSES = 5               # live samples: each keeps its fastest of this many identical passes
@@ -363,7 +363,7 @@ def _stats(v):
 
 
 def main():
-    print("nakk.buttons bench on MicroPython %s (unix port, -X heapsize=320K)"
+    print("nakk.drivers.buttons bench on MicroPython %s (unix port, -X heapsize=320K)"
           % ".".join(str(v) for v in sys.implementation.version[:3]))
     print("defaults: debounce_ms=25 long_ms=800 stuck_ms=5000 poll_ms=10 ring=64 queue=16")
     print("asyncio.ThreadSafeFlag on this port: %s" % ("yes: edges wake the edge task" if FLAG else

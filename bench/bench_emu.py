@@ -209,12 +209,12 @@ def flash_runs(picoemu, tmp, cache):
     with picoemu.PicoEmu(image=img2, pins=PINS, hold=(14,), oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8)) as emu:
         emu.wait_until_us(DTR_US)
         emu.release(14)
-        # one file changed, as nakk flash sees it: the box's manifest holds another hash for nakk/ui.mpy
+        # one file changed, as nakk flash sees it: the box's manifest holds another hash for nakk/ui/flows.mpy
         mp = os.path.join(os.path.dirname(sys.executable), "mpremote")
-        code = ("import json; m = json.load(open('%s')); m['files']['/nakk/ui.mpy'] = '0' * 16; "
+        code = ("import json; m = json.load(open('%s')); m['files']['/nakk/ui/flows.mpy'] = '0' * 16; "
                 "f = open('%s', 'w'); f.write(json.dumps(m)); f.close()" % (build.MANIFEST, build.MANIFEST))
         subprocess.run([mp, "connect", emu.serial_url, "exec", code], check=True, capture_output=True)
-        run(emu, "one file changed (nakk/ui.mpy)")
+        run(emu, "one file changed (nakk/ui/flows.mpy)")
     return out
 
 

@@ -1,8 +1,8 @@
-"""nakk.font's text on the emulated Pico: the viper loop (nakk.glyphs) against the Python loop, µs per call.
+"""nakk.drivers.font's text on the emulated Pico: the viper loop (nakk.drivers.glyphs) against the Python loop, µs per call.
 
     NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu_font.py
 
-Builds the firmware as `nakk flash` does (.mpy, nakk/glyphs.mpy for armv6m),
+Builds the firmware as `nakk flash` does (.mpy, nakk/drivers/glyphs.mpy for armv6m),
 boots it on stock MicroPython v1.28.0 for the Pico in rp2040js with a bench
 main.py instead of the app, and prints, in emulated µs (at the clock the box
 runs: boot.py's 200 MHz; the header says what machine.freq() reported), what
@@ -25,7 +25,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_emu as E  # noqa: E402
 
-FONT_MAIN = b"""# bench main.py: nakk.font timed with ticks_us on the Pico
+FONT_MAIN = b"""# bench main.py: nakk.drivers.font timed with ticks_us on the Pico
 import gc
 import time
 import framebuf
@@ -33,10 +33,10 @@ import machine
 print("nakk-font mhz %d" % (machine.freq() // 1000000))
 gc.collect()
 m0 = gc.mem_alloc()
-from nakk import glyphs
+from nakk.drivers import glyphs
 gc.collect()
 print("nakk-font glyphs-heap %d" % (gc.mem_alloc() - m0))
-from nakk import font
+from nakk.drivers import font
 buf = bytearray(1024)
 fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
 font.target(fb, buf)
@@ -120,7 +120,7 @@ def main():
     mhz = lines.pop(0)[2]
     print("bench_emu_font: MicroPython v1.28.0 RPI_PICO in rp2040js %s, emulated µs at %s MHz"
           % (picoemu.RP2040JS_VERSION, mhz))
-    print("\nheap taken by importing nakk.glyphs: %s bytes" % lines[0][2])
+    print("\nheap taken by importing nakk.drivers.glyphs: %s bytes" % lines[0][2])
     print("\n%-10s %5s %20s %20s %12s %26s" % ("text", "bytes", "font.text (viper)", "Python loop",
                                              "font.width", "colour 0, y 21: viper / Py"))
     twice = []

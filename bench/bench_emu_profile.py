@@ -49,7 +49,7 @@ wrap(a.board, "leds", "bleds")
 wrap(a.table, "flush", "tflush")
 for n in ("_head", "_names", "_score", "_foot", "_list", "_choice"):
     wrap(a.screen, n, n)
-from nakk import font as F
+from nakk.drivers import font as F
 for n in ("text", "width", "digits", "digits_width"):
     wrap(F, n, "font")
 def cwrap(obj, name, key):

@@ -14,10 +14,10 @@ Figures printed:
    overhead only (the fakes' bus writes are Python too, so this is an upper
    bound; the real bus time is computed in docs/latency.md);
 3. press to frame, per kind of press, over MATCHES Saare mäng 2020 matches
-   played through the real nakk.ui.Ui and nakk.table.Table (no journal: the
+   played through the real nakk.ui.flows.Ui and nakk.table.Table (no journal: the
    flash write comes after the first frame, which already shows the entry
-   with "saving"), drawn by the real nakk.render.Screen on the board's
-   framebuf (pico_fakes) with the board's nakk.rings.Rings (3 rings, as
+   with "saving"), drawn by the real nakk.ui.render.Screen on the board's
+   framebuf (pico_fakes) with the board's nakk.drivers.rings.Rings (3 rings, as
    main.py builds it). One sample is what App.on_event does up to its first
    frame: ui.handle(ev), screen.draw(ui, saving), board.show(mask), then
    screen.leds(ui) and board.leds() when the rings
@@ -150,7 +150,7 @@ def _bench():
           % (led, led * factor))
 
     # what one glyph of text costs: a step name as the UI hands it over (a str), drawn and measured
-    from nakk import font
+    from nakk.drivers import font
     font.warm()
     fb = b.fb
     word = "Tulemus"
@@ -243,7 +243,7 @@ class _Match:
     """One match: a fresh Table and Ui on the shared screen; press() times one event as App.on_event does."""
 
     def __init__(self, bench, rng, mix):
-        from nakk import ui as U
+        from nakk.ui import flows as U
         from nakk.table import Table
         self.b = bench
         self.rng = rng
@@ -252,13 +252,12 @@ class _Match:
         self.table = Table()
         self.clock = _Clock()
         self.ui = U.Ui(self.table, clock=self.clock, chord_ms=U.CHORD_MS)
-        bench.screen.invalidate()
         bench.frame(self.ui, False)
 
     def press(self, ev):
         import gc
         import time
-        from nakk import buttons as K
+        from nakk.drivers import buttons as K
         b = self.b
         ui = self.ui
         table = self.table
@@ -343,7 +342,7 @@ class _Match:
 
     # -- what a player presses
     def move(self, i):
-        from nakk import buttons as K
+        from nakk.drivers import buttons as K
         ui = self.ui
         n = len(ui.items)
         d = (i - ui.cursor) % n
@@ -356,15 +355,15 @@ class _Match:
         assert ui.cursor == i
 
     def side(self, letter):
-        from nakk import buttons as K
+        from nakk.drivers import buttons as K
         return self.press(K.event(K.PRESS, "ABC".index(letter)))
 
     def ok(self):
-        from nakk import buttons as K
+        from nakk.drivers import buttons as K
         return self.press(K.event(K.SHORT, K.OK))
 
     def long(self, btn):
-        from nakk import buttons as K
+        from nakk.drivers import buttons as K
         return self.press(K.event(K.LONG, btn))
 
     def start(self):
@@ -416,7 +415,7 @@ class _Match:
                 return
 
     def play(self):
-        from nakk import buttons as K
+        from nakk.drivers import buttons as K
         from nakk.event import SIDES
         U = self.U
         ui = self.ui
@@ -432,7 +431,7 @@ class _Match:
                 self.long(K.NEXT)
                 assert ui.mode == U.PENALTY
                 # the offence's first row (cards shown: 2 cards, the event's default)
-                self.move([c[0] for c in ui.chosen].index(offence))
+                self.move([c[0] for c in ui.offences].index(offence))
                 assert self.side(by)
                 continue
             want = self._want()
@@ -470,7 +469,7 @@ class _Bench:
 
     def __init__(self, board):
         from array import array
-        from nakk.render import Screen
+        from nakk.ui.render import Screen
         self.board = board
         self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))   # as the app builds it
         self.n = 0                 # presses so far in this pass
@@ -554,7 +553,7 @@ def _med_max(v, n):
 def _presses(factor):
     import gc
     import pico_fakes as F
-    from nakk import font
+    from nakk.drivers import font
     from nakk import journal  # noqa: F401  (imported by the app at boot; the UI imports it on a new match)
     from nakk import rules
     for name in rules.NAMES:  # the start screen lists every ruleset: compile them all before the arrays

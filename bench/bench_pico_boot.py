@@ -59,9 +59,12 @@ PICO_W_BLOCKS = 212
 MAIN = b"""# bench_pico_boot main.py: app.main(pico) (picow on a Pico W), and the live heap once the app is built
 import gc
 import asyncio
-from nakk.board import pico, picow
+try:
+    import network
+    from nakk.board import picow as B
+except ImportError:
+    from nakk.board import pico as B
 from nakk import app as A
-B = picow if picow.is_pico_w() else pico
 if B.maintenance():
     print("nakk: maintenance mode")
 else:
@@ -73,7 +76,7 @@ else:
 
 # copies host files into the image, on the unix port (MicroPython's own littlefs, as the Pico mounts it)
 PUT = """import sys, os, vfs
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 bdev = mount_image(sys.argv[1], "/flash", int(sys.argv[3]))
 for line in open(sys.argv[2]).read().split("\\n"):
     if not line:
@@ -95,7 +98,7 @@ bdev.close()
 
 # removes the journal's index from an image (a journal as a firmware before the index left it)
 NO_INDEX = """import sys, os, vfs
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 bdev = mount_image(sys.argv[1], "/flash")
 os.remove("/flash/journal/index")
 vfs.umount("/flash")

@@ -4,7 +4,7 @@ Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy] [
       --mpy also runs the same player on the MicroPython unix port
       (-X heapsize=320K, firmware/ on MICROPYPATH), checks that the same seed
       gives the same counts there, and prints the bytes sent to the display
-      per press (nakk.render.Screen on a real framebuf).
+      per press (nakk.ui.render.Screen on a real framebuf).
       --before REV also runs this bench as it was at git revision REV (its
       firmware/ and bench/, taken with git archive into a temporary folder;
       the repository is not touched) with the same seed and matches, and
@@ -16,7 +16,7 @@ A "player" knows what it wants to enter, as the deal event's fields (drawn
 from the mix with a seeded xorshift32 of its own, integers only, so that
 CPython and MicroPython draw the same deals; a jänn in pits is a win, as the
 rules score it), and presses what a person would, reading only the screen
-state of nakk.ui.Ui: the mode, the step, the choices on the list and the
+state of nakk.ui.flows.Ui: the mode, the step, the choices on the list and the
 cursor (the list wraps, so it moves the shorter way round). Of the answers
 that fit what it wants it takes the one that fills the most fields (a side
 button on "Trump · võit": the whole deal in one press), then the nearest.
@@ -64,9 +64,9 @@ if not MPY:
     if _FW not in sys.path:
         sys.path.insert(0, _FW)
 
-from nakk import buttons as K  # noqa: E402
+from nakk.drivers import buttons as K  # noqa: E402
 from nakk import rules as _rules  # noqa: E402
-from nakk import ui as U  # noqa: E402
+from nakk.ui import flows as U  # noqa: E402
 from nakk.event import SIDES  # noqa: E402
 from nakk.table import Table  # noqa: E402
 
@@ -436,7 +436,7 @@ class Player:
         self.press(NEXT_L)
         assert ui.mode == U.PENALTY
         # the offence's first row (cards shown: 2 cards, the event's default)
-        self.move([c[0] for c in ui.chosen].index(offence))
+        self.move([c[0] for c in ui.offences].index(offence))
         assert self.side(by)
         return self.presses - p0
 
@@ -476,7 +476,7 @@ class Player:
 
 def _options(c, stp, nsides):
     """What committing choice c can enter: (side index or None for OK, the fields it fills),
-    as nakk.dealform fills them."""
+    as nakk.ui.dealform fills them."""
     out = []
     oc = c if c.get("ok") else stp.get("ok")
     if oc is not None:
@@ -674,8 +674,8 @@ class Render:
 
     def __init__(self):
         import framebuf
-        from nakk import font
-        from nakk.render import Screen
+        from nakk.drivers import font
+        from nakk.ui.render import Screen
         font.warm()
         self.buf = bytearray(1024)
         self.fb = framebuf.FrameBuffer(self.buf, 128, 64, framebuf.MONO_VLSB)
@@ -952,7 +952,7 @@ def main(argv):
     if use_mpy:
         version, mp = _launch_mpy(seed, matches, path)
     was = _run_before(before, seed, matches) if before is not None else None
-    print("bench_presses: seed %d, %d matches per ruleset, each played to its end, through nakk.ui.Ui +"
+    print("bench_presses: seed %d, %d matches per ruleset, each played to its end, through nakk.ui.flows.Ui +"
           " nakk.table.Table (CPython %.1f s)" % (seed, matches, t1 - t0))
     print("mix: %s" % path)
     for name in RULESETS:

@@ -38,8 +38,8 @@ def _bench():
     import gc
     import time
     import framebuf
-    from nakk import font
-    from nakk.rings import Rings
+    from nakk.drivers import font
+    from nakk.drivers.rings import Rings
 
     buf = bytearray(1024)
     prev = bytearray(1024)

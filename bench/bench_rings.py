@@ -1,4 +1,4 @@
-"""Bench: painting the LED rings after a press (nakk.rings through each ruleset's ring()), on the MicroPython unix port.
+"""Bench: painting the LED rings after a press (nakk.drivers.rings through each ruleset's ring()), on the MicroPython unix port.
 
 Run:  .venv/bin/python bench/bench_rings.py
 
@@ -21,7 +21,7 @@ import mpyenv  # noqa: E402
 
 PROGRAM = r"""
 import time
-from nakk.rings import Rings
+from nakk.drivers.rings import Rings
 r = Rings(3, 350, 20)
 
 def frames(paint, n):

@@ -88,8 +88,8 @@ def store_as_sync(conn, raw, shown, n=1):
     (sync.check_result), insert it (store.insert_result) and commit. Only the pty is left out."""
     import hashlib
     import secrets
-    from nakk import proto
-    from nakk.sign import hmac_sha256
+    from nakk.link import proto
+    from nakk.link.sign import hmac_sha256
     from nakk_host import store
     from nakk_host.sync import check_result
     key = secrets.token_bytes(32)

@@ -32,8 +32,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="nakk-bench-xdg-"))
 
 import boxes  # noqa: E402
-from nakk import proto  # noqa: E402
-from nakk.sign import hmac_sha256  # noqa: E402
+from nakk.link import proto  # noqa: E402
+from nakk.link.sign import hmac_sha256  # noqa: E402
 from nakk_host import device as D  # noqa: E402
 from nakk_host import store  # noqa: E402
 from nakk_host import sync as S  # noqa: E402

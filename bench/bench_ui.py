@@ -6,15 +6,15 @@ Run:  .venv/bin/python bench/bench_ui.py   (re-runs itself on the unix port with
 
 (a) Frames: a Saare mäng 2020 match (target raised so it runs on) is played
     deal by deal with the press-counting player of bench_presses; between
-    deals only the render is measured: nakk.render.Screen.draw + Screen.leds
-    with a nakk.rings.Rings, collector off, gc.mem_alloc() before and after.
+    deals only the render is measured: nakk.ui.render.Screen.draw + Screen.leds
+    with a nakk.drivers.rings.Rings, collector off, gc.mem_alloc() before and after.
     20 frames of warm-up, then 100 frames, each after a deal changed the score.
     Also: a frame with nothing changed, and the two draws around a save.
 (b) Button events: every press of whole matches of each ruleset (the mix of
     bench_presses), each measured alone with the collector off: Ui.handle,
     then what the app does (draw with "saving", Table.flush, draw again),
     by kind. Once with the events kept in RAM (no journal) and once with the
-    real Journal on a LittleFS image (nakk.board.blockdev.mount_image).
+    real Journal on a LittleFS image (nakk.offbox.blockdev.mount_image).
     Peak heap for a whole match: micropython.mem_peak() as the port reports
     it, and the live heap sampled after every press with gc.threshold(512).
 
@@ -72,11 +72,11 @@ def _bench(mix_path, image, part):
     import framebuf
     import vfs
     import bench_presses as BP
-    from nakk import buttons as K
-    from nakk import font
-    from nakk import ui as U
-    from nakk.render import Screen
-    from nakk.rings import Rings
+    from nakk.drivers import buttons as K
+    from nakk.drivers import font
+    from nakk.ui import flows as U
+    from nakk.ui.render import Screen
+    from nakk.drivers.rings import Rings
     from nakk.table import Table
 
     font.warm()
@@ -327,7 +327,7 @@ def _bench(mix_path, image, part):
         os.remove(image)
     except OSError:
         pass
-    from nakk.board.blockdev import mount_image
+    from nakk.offbox.blockdev import mount_image
     from nakk.journal import Journal
     bdev = mount_image(image, "/flash")
     try:

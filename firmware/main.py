@@ -1,5 +1,10 @@
-# main.py: run the app on the real board (app.main returns at once in maintenance mode); a Pico W's
-# board has the Wi-Fi for the live scores (nakk/board/picow.py), a Pico's is as it was.
-from nakk.board import pico, picow
+# main.py: run the app on the real board (app.main returns at once in maintenance mode). A Pico W's
+# MicroPython has `network`: its board has the Wi-Fi for the live scores (nakk/board/picow.py); a
+# Pico imports nothing more than before.
+try:
+    import network  # noqa: F401
+    from nakk.board import picow as board
+except ImportError:
+    from nakk.board import pico as board
 from nakk import app
-app.main(picow if picow.is_pico_w() else pico)
+app.main(board)

@@ -15,16 +15,13 @@ include("$(PORT_DIR)/boards/manifest.py")
 # firmware/package.json's dependencies, from micropython-lib (lib/micropython-lib in the MicroPython tree)
 require("ssd1306")
 
-# nakk, without what only the unix port or the judge's laptop runs (host-only.txt, read by host/nakk_host/build.py too).
-# makemanifest runs a manifest with the current directory set to the manifest's own (firmware/).
-_HERE = "."
-with open(os.path.join(_HERE, "host-only.txt")) as _f:
-    _HOST_ONLY = [_l.strip() for _l in _f if _l.strip() and not _l.startswith("#")]
-_files = []
-for _d, _dirs, _names in os.walk(os.path.join(_HERE, "nakk")):
-    _dirs.sort()
-    for _n in sorted(_names):
-        _rel = os.path.relpath(os.path.join(_d, _n), os.path.join(_HERE, "nakk")).replace(os.sep, "/")
-        if _n.endswith(".py") and _rel not in _HOST_ONLY:
-            _files.append(_rel)
-package("nakk", files=_files, base_path=_HERE)
+# nakk, but its package nakk/offbox/ (what only the unix port or the judge's laptop runs): the one
+# list of what the box gets is nakk/offbox/__init__.py's box_files(), read by `nakk flash` and the
+# simulator too. makemanifest runs a manifest with the current directory set to the manifest's own
+# (firmware/); the list is loaded from its file, not imported, so nakk/__init__.py never runs here.
+import importlib.util
+
+_spec = importlib.util.spec_from_file_location("_nakk_offbox", os.path.join(".", "nakk", "offbox", "__init__.py"))
+_offbox = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_offbox)
+package("nakk", files=_offbox.box_files(os.path.join(".", "nakk")), base_path=".")

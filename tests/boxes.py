@@ -85,7 +85,7 @@ def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False
 
 
 def sim_device_id(image):
-    """The device id the simulator reports for an image path (board/sim.py)."""
+    """The device id the simulator reports for an image path (nakk/offbox/sim.py)."""
     import hashlib
     return "sim-" + hashlib.sha256(os.path.abspath(image).encode()).hexdigest()[:12]
 

@@ -86,7 +86,7 @@ def sources():
 def test_the_rules_are_read_from_the_document():
     rl = rules()
     assert len(rl) >= 15
-    assert ("nakk.ui", ["nakk.journal"]) not in rl   # one line per importer, several names each
+    assert ("nakk.ui.flows", ["nakk.journal"]) not in rl   # one line per importer, several names each
     assert any(who == "nakk.rules" and "nakk.match" in banned for who, banned in rl)
 
 
@@ -105,7 +105,7 @@ def test_a_broken_rule_is_caught_on_the_import_statement():
     rl = rules()
     # what the firmware once did: the UI catching the journal's JournalFull, the sim board
     # running the app, the rules calling back into the match
-    assert violations("nakk.ui", "def f():\n    from nakk.journal import JournalFull\n", rl)
-    assert violations("nakk.board.sim", "from nakk import app as A\n", rl)
+    assert violations("nakk.ui.flows", "def f():\n    from nakk.journal import JournalFull\n", rl)
+    assert violations("nakk.offbox.sim", "from nakk import app as A\n", rl)
     assert violations("nakk.rules.sasku", "from nakk.match import fold\n", rl)
-    assert not violations("nakk.ui", "from nakk import buttons as K\nfrom nakk.event import SIDES\n", rl)
+    assert not violations("nakk.ui.flows", "from nakk.drivers import buttons as K\nfrom nakk.event import SIDES\n", rl)

@@ -458,7 +458,7 @@ R("again", F.CLOCK)
 
 
 def test_another_chip_keeps_its_clock_and_its_regulator_is_not_written():
-    # DESIGN.md: a Pico 2 (RP2350) runs the firmware unchanged. The RP2040's regulator
+    # A Pico 2 (RP2350) runs the firmware unchanged (hardware/README.md). The RP2040's regulator
     # register is something else there, and 200 MHz is the RP2040's certification: its
     # SYSINFO.CHIP_ID (PART 4) leaves the clock as MicroPython set it, no write at all
     res = results(run('''
@@ -523,12 +523,14 @@ R("survived", True)
     assert results(out)["survived"] is True
 
 
-def test_main_py_is_three_lines_and_boot_and_main_compile(tmp_path):
+def test_main_py_gives_the_app_its_board_and_boot_and_main_compile(tmp_path):
     with open(os.path.join(FIRMWARE, "main.py"), encoding="utf-8") as f:
         code = [line for line in f.read().splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    # one firmware for both boards: a Pico W's board has the Wi-Fi (board/picow.py)
-    assert code == ["from nakk.board import pico, picow", "from nakk import app",
-                    "app.main(picow if picow.is_pico_w() else pico)"]
+    # one firmware for both boards: a Pico W's (its MicroPython has `network`) has the Wi-Fi (board/picow.py);
+    # a Pico imports only its own board, as before
+    assert code == ["try:", "    import network  # noqa: F401", "    from nakk.board import picow as board",
+                    "except ImportError:", "    from nakk.board import pico as board", "from nakk import app",
+                    "app.main(board)"]
     from test_mpy_cross import FILES  # the mpy-cross test covers the top-level files too
     assert {"boot.py", "main.py", "nakk/board/pico.py", "nakk/board/picow.py"} <= set(FILES)
 

@@ -242,7 +242,7 @@ def test_the_start_screen_loads_no_ruleset(tmp_path):
     import sys
     code = ("import sys; sys.path.insert(0, %r)\n"
             "from nakk.table import Table\n"
-            "from nakk import ui as U\n"
+            "from nakk.ui import flows as U\n"
             "u = U.Ui(Table())\n"
             "loaded = lambda: sorted(m for m in sys.modules if m.startswith('nakk.rules.'))\n"
             "print(u.mode == U.START, loaded())\n"

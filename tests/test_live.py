@@ -10,15 +10,15 @@ import time
 import pytest
 
 import boxes
-from nakk import proto
+from nakk.link import proto
 from nakk.event import parse
 from nakk.match import Match
-from nakk.sign import hmac_sha256
+from nakk.link.sign import hmac_sha256
 from nakk_host import cli, live, livestore, store
 from nakk_host.simulator import Simulator, dump_events, parse_keys, play
 from tcprelay import TcpRelay
 
-# The unix port keeps the firmware's code in its heap, nakk.net's too (~10 KB more than a box without a
+# The unix port keeps the firmware's code in its heap, nakk.link.net's too (~10 KB more than a box without a
 # network); the Pico W runs it frozen in flash with 136 KB free after boot (docs/live.md): a box with a
 # network runs here on a heap that much larger than the simulator's default 352K, which it fragments
 # past a press's 1.2 KB block over a match of reconnections (seen: a MemoryError in a press).

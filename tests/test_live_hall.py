@@ -82,7 +82,7 @@ def test_nakk_serve_live_says_where_it_listens_and_takes_only_paired_boxes(tmp_p
     import subprocess
     import sys
     from hallkit import free_port
-    from nakk import proto
+    from nakk.link import proto
     db = str(tmp_path / "judge.db")
     store.open_db(db).close()
     port = free_port()

@@ -33,10 +33,10 @@ def test_compiles(rel, tmp_path):
 def test_only_the_glyph_loop_needs_an_architecture():
     # viper (glyphs.py) cannot be built without one: its importer (font) falls back to Python
     from nakk_host.simulator import needs_arch
-    assert [rel for rel in FILES if needs_arch(os.path.join(FIRMWARE, rel))] == ["nakk/glyphs.py"]
+    assert [rel for rel in FILES if needs_arch(os.path.join(FIRMWARE, rel))] == ["nakk/drivers/glyphs.py"]
 
 
-@pytest.mark.parametrize("rel", [r for r in FILES if r != "nakk/glyphs.py"])
+@pytest.mark.parametrize("rel", [r for r in FILES if r != "nakk/drivers/glyphs.py"])
 def test_native_functions_build_as_bytecode_without_an_architecture(rel, tmp_path):
     # @micropython.native only moves a function's frame to the C stack and compiles it to machine
     # code: with the decorators taken out (a board mpy-cross has no -march for, the simulator

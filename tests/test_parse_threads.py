@@ -3,7 +3,7 @@ no valid event or frame is refused, and every one comes out as it went in."""
 import threading
 
 import boxes
-from nakk import proto
+from nakk.link import proto
 from nakk.event import encode, parse
 
 THREADS = 16

@@ -19,7 +19,7 @@ SCRIPT = os.path.join(ROOT, "tests", "mpy", "press_alloc.py")
 DEMO = os.path.join(ROOT, "host", "nakk_host", "demo")
 HEAP = "352K"      # the simulator's (the whole app)
 
-ENTRY = 1          # nakk.ui modes
+ENTRY = 1          # nakk.ui.flows modes
 MOVED, SUBMITTED = 1, 2
 
 # Ceilings, bytes on the 64-bit unix port. Before issue 11's allocation work a deal

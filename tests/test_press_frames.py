@@ -24,12 +24,12 @@ WORDS = 11          # VM_MAX_STATE_ON_STACK / sizeof(mp_uint_t)
 
 # file -> functions (by name) a press of the deal entry calls, many of them several times
 HOT = {
-    "nakk/buttons.py": ["poll", "_replay", "_advance", "_due", "_sleep_ms", "_deadline", "_edge",
+    "nakk/drivers/buttons.py": ["poll", "_replay", "_advance", "_due", "_sleep_ms", "_deadline", "_edge",
                         "_edge1", "_fire", "_emit", "_deliver"],
     "nakk/app.py": ["_press", "on_event", "frame"],
-    "nakk/ui.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
+    "nakk/ui/flows.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
                    "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
-    "nakk/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",
+    "nakk/ui/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",
                          "_nobody", "_key", "_value_key", "_asks", "_label", "_named", "fields", "_to_list",
                          "_when_field", "_index", "_choice_of", "_put_each", "_put_all", "show", "ok_choice",
                          "left", "_nobodies", "_counted", "tally", "rests"],
@@ -39,9 +39,9 @@ HOT = {
     "nakk/match.py": ["apply", "_undoable", "_format_has"],
     "nakk/rules/common.py": ["side_index", "check"],
     "nakk/rules/saare.py": ["_points", "_end_bonuses", "_mark_bonuses", "_mark_bonus", "_prillid"],
-    "nakk/render.py": ["_clear", "_key", "_kept_page", "_use", "_keep_page", "_oldest", "_slot", "_mix",
+    "nakk/ui/render.py": ["_clear", "_key", "_kept_page", "_use", "_keep_page", "_oldest", "_slot", "_mix",
                        "_score_sig", "_ok_head"],
-    "nakk/font.py": ["text", "_row", "_run", "width", "digits", "digits_width", "_big_width", "_cached",
+    "nakk/drivers/font.py": ["text", "_row", "_run", "width", "digits", "digits_width", "_big_width", "_cached",
                      "kept"],
 }
 
@@ -51,7 +51,7 @@ HOT = {
 # _choice, _answers) and Saare's scoring (deal, _result, _sohk). Known, and checked to stay
 # known (a new big frame on a press's path goes in HOT or here, with a reason).
 ON_HEAP = {
-    "nakk/render.py": ["draw", "_head", "_names", "_score", "_foot", "_choice", "_answers"],
+    "nakk/ui/render.py": ["draw", "_head", "_names", "_score", "_foot", "_choice", "_answers"],
     "nakk/rules/saare.py": ["deal", "_result", "_sohk"],
 }
 

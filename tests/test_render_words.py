@@ -1,13 +1,13 @@
-"""The new-match screen's header on CPython (nakk.render with a stand-in framebuffer): the previous match's final score, bonuses included."""
+"""The new-match screen's header on CPython (nakk.ui.render with a stand-in framebuffer): the previous match's final score, bonuses included."""
 import sys
 
 from conftest import FIRMWARE, TESTS
 
 sys.path.insert(0, FIRMWARE)
 sys.path.insert(0, TESTS)
-from nakk import font  # noqa: E402
-from nakk import render  # noqa: E402
-from nakk import ui as U  # noqa: E402
+from nakk.drivers import font  # noqa: E402
+from nakk.ui import render  # noqa: E402
+from nakk.ui import flows as U  # noqa: E402
 from test_font import StandInFB  # noqa: E402
 from test_ui import play, started  # noqa: E402
 
@@ -24,7 +24,7 @@ class FB(StandInFB):
 
 
 def _small(a, b):
-    """The header's right end as the renderer lays out "a:b" (nakk.render Screen._small_score)."""
+    """The header's right end as the renderer lays out "a:b" (nakk.ui.render Screen._small_score)."""
     fb = FB()
     x = 127 - font.width(b)
     font.text(fb, b, x, 0)

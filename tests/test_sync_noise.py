@@ -17,11 +17,7 @@ from nakk_host import sync as S
 from nakk_host.simulator import Simulator
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 @pytest.fixture
@@ -110,7 +106,7 @@ def test_an_answer_that_comes_after_its_request_was_given_up_for_lost_keeps_the_
     import select
     import threading
     import tty
-    from nakk import proto
+    from nakk.link import proto
     master, slave = os.openpty()
     tty.setraw(master)
     tty.setraw(slave)

@@ -21,8 +21,8 @@ SCRIPT = "PREV OK OK OK OK A NEXT NEXT B PREV OK NEXT NEXT A NEXT NEXT A A B"
 
 # the same player on both interpreters: tokens -> button events -> Ui.handle, flushed as the app does
 PLAY = r'''
-from nakk import buttons as K
-from nakk import ui as U
+from nakk.drivers import buttons as K
+from nakk.ui import flows as U
 from nakk.table import Table
 NAMES = K.NAMES
 
@@ -91,10 +91,10 @@ def test_the_toy_game_is_drawn_by_the_renderer_on_micropython():
     script = "import sys\nsys.path.insert(0, %r)\n" % TESTS + PLAY + r'''
 import json
 import framebuf
-from nakk import font
+from nakk.drivers import font
 from nakk import rules
-from nakk.render import Screen
-from nakk.rings import Rings
+from nakk.ui.render import Screen
+from nakk.drivers.rings import Rings
 import toy_rules
 rules.register(toy_rules.TIKK)
 ui = U.Ui(Table())

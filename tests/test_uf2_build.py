@@ -38,7 +38,7 @@ def test_frozen_native_code_is_4_byte_aligned_in_the_elf(uf2):
     group = tool[tool.index("if config.native_arch in (\n            MP_NATIVE_ARCH_ARMV6,"):]
     assert "MP_NATIVE_ARCH_ARMV6M," in group[:group.index("):")]
     native = _native_symbols(os.path.join(os.path.dirname(uf2.elf), "frozen_content.c"))
-    assert "fun_data_nakk_font__run" in native, native
+    assert "fun_data_nakk_drivers_font__run" in native, native
     out = subprocess.run(["arm-none-eabi-nm", uf2.elf], capture_output=True, text=True, check=True).stdout
     addr = {}
     for line in out.splitlines():
@@ -77,7 +77,7 @@ def test_a_change_in_the_firmware_is_a_new_build_hash(uf2, tmp_path):
     """The cache key covers firmware/: a changed file gives another key (not a stale UF2 from the cache)."""
     fw = uf2kit.firmware_copy(str(tmp_path / "fw"), uf2.version)
     assert uf2build.inputs_key(fw) == uf2.key
-    with open(os.path.join(fw, "nakk", "words.py"), "a") as f:
+    with open(os.path.join(fw, "nakk", "ui", "words.py"), "a") as f:
         f.write("\n# changed\n")
     assert uf2build.inputs_key(fw) != uf2.key
 

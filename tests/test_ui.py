@@ -1,4 +1,4 @@
-"""The UI's flows (nakk.ui.Ui on nakk.table.Table), driven by button events as the buttons driver emits them.
+"""The UI's flows (nakk.ui.flows.Ui on nakk.table.Table), driven by button events as the buttons driver emits them.
 
 Plain test functions on both interpreters: pytest collects them on CPython
 and tests/mpyrun.py runs the same ones on the MicroPython unix port
@@ -14,9 +14,9 @@ A script is space-separated button events:
   PREV+NEXT            PREV and NEXT held together (their long presses 200 ms apart)
 """
 
-from nakk import buttons as K
-from nakk import ui as U
-from nakk import words as W
+from nakk.drivers import buttons as K
+from nakk.ui import flows as U
+from nakk.ui import words as W
 from nakk.event import parse
 from nakk.match import Match
 from nakk.table import Table

@@ -5,11 +5,11 @@ the same ones on the MicroPython unix port (tests/test_both_interpreters.py).
 The pixels are tests/test_render.py's; the simulator's chords tests/test_sim.py's.
 """
 
-from nakk import font
-from nakk import menus
+from nakk.drivers import font
+from nakk.ui import menus
 from nakk import rules
-from nakk import ui as U
-from nakk import words as W
+from nakk.ui import flows as U
+from nakk.ui import words as W
 from nakk.table import Table
 from test_ui import box, play, saved, started
 
@@ -252,7 +252,7 @@ def test_the_lists_hint_says_ok_or_a_side_button_for_the_row():
     ui = started("saare-2020")
     play(ui, "LOK")
     assert ui.mode == U.MENU and not ui.takes_side()          # a redeal: OK
-    while ui.chosen[ui.cursor][0] != menus.FORFEIT:
+    while ui.actions[ui.cursor][0] != menus.FORFEIT:
         play(ui, "NEXT")
     assert ui.takes_side()                                    # a forfeit: the side's button
     play(ui, "NEXT")

@@ -33,7 +33,7 @@ from nakk.compat import clock, const, micropython
 try:
     # The judge's link owns the USB port from the app's first instant, before the
     # imports below (seconds on a Pico): a Ctrl-C byte from the laptop is a byte, not
-    # a KeyboardInterrupt that kills the app (nakk/link.py drains the port once it
+    # a KeyboardInterrupt that kills the app (nakk/link/task.py drains the port once it
     # runs). The REPL of maintenance mode still has Ctrl-C: MicroPython enables it
     # around every command it runs.
     import micropython
@@ -45,14 +45,14 @@ import asyncio
 import gc
 import os
 
-from nakk import font
-from nakk import ui as U
-from nakk import words as W
-from nakk.buttons import PRESS, Buttons, at, kind, span
+from nakk.drivers import font
+from nakk.ui import flows as U
+from nakk.ui import words as W
+from nakk.drivers.buttons import PRESS, Buttons, at, kind, span
 from nakk.event import EventError, parse
 from nakk.journal import Journal
 from nakk.match import Match
-from nakk.render import Screen
+from nakk.ui.render import Screen
 from nakk.settings import Settings
 from nakk.table import Table
 
@@ -73,23 +73,23 @@ def _read(path):
 
 
 def _link(app, board):
-    """The judge's link (nakk/link.py), which owns the serial port from here on: its buffers
+    """The judge's link (nakk/link/task.py), which owns the serial port from here on: its buffers
     are made at boot, before the heap fragments, and its task starts with the app's (spawn).
     A board without a port (a test bench) has none."""
     if getattr(board, "serial", None) is None:
         return None
-    from nakk.link import Link
+    from nakk.link.task import Link
     link = Link(app, board)
     link.start()
     return link
 
 
 def _net(app, board, link):
-    """The live link to the judge's laptop (nakk/net.py): only on a board with a network (a Pico W,
+    """The live link to the judge's laptop (nakk/link/net.py): only on a board with a network (a Pico W,
     the simulator) whose judge gave it one at pairing; a plain Pico never loads it."""
     if getattr(board, "net", None) is None or link is None or _read(app.root + "/net") is None:
         return None           # (checked before the import: without a network its code takes no RAM)
-    from nakk import net
+    from nakk.link import net
     return net.start(app, board, link)
 
 

@@ -68,10 +68,6 @@ _ESC = b'"\\/bfnrt'
 _HEX = b"0123456789abcdefABCDEF"
 
 
-class _Bad(Exception):
-    pass
-
-
 _KEYS = 4096
 
 
@@ -288,7 +284,7 @@ def _encode_big(obj, size):
 
 def encode_view(obj):
     """encode(obj) as a memoryview of the encoder's own buffer, not copied: valid only until
-    the next encode. For a reply written out at once (nakk.link), so a box whose heap is
+    the next encode. For a reply written out at once (nakk.link.task), so a box whose heap is
     fragmented needs no block of the reply's size (a `get` reply is ~1.3 KB). Bigger than
     the buffer: encode()'s copy. The box's single thread only (it writes the one buffer
     made at import, which a concurrent encode may hold)."""

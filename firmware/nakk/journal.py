@@ -94,13 +94,19 @@ def write_atomic(path, data):
     After a power cut the file holds either its old or its new content,
     never a mix. Use it for every file that is rewritten (settings, keys)."""
     tmp = path + ".tmp"
-    f = open(tmp, "wb")
+    _write(tmp, data, "wb")
+    os.rename(tmp, path)
+
+
+def _write(path, data, mode="ab"):
+    """Write data to the file at path (appended by default) and close it: close() syncs, so littlefs
+    commits the bytes atomically. The journal's records and write_atomic's temp file."""
+    f = open(path, mode)
     try:
         f.write(data)
         f.flush()
     finally:
         f.close()
-    os.rename(tmp, path)
 
 
 def _errno(e):
@@ -777,7 +783,7 @@ class Journal:
             t[0] += 1
             t[1] = size = 0
         try:
-            self._write(self._seg_path(n, t[0]), rec)
+            _write(self._seg_path(n, t[0]), rec)
         except (OSError, MemoryError) as e:
             # The record may or may not be there; append after it never. (No memory: the
             # heap had no room for the file's buffer, the caller says the save failed.)
@@ -787,15 +793,6 @@ class Journal:
             raise
         t[1] = size + len(rec)
         t[2] = rec[1]
-
-    def _write(self, path, data):
-        # close() syncs: littlefs commits the record atomically.
-        f = open(path, "ab")
-        try:
-            f.write(data)
-            f.flush()
-        finally:
-            f.close()
 
     def _seal(self, n, t):
         """Copy the open segments into the body in one atomic append that

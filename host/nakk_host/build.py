@@ -30,18 +30,6 @@ MPY_MAJOR = 6                      # .mpy major version that mpy-cross writes (s
 
 
 
-def _host_only():
-    """Modules that only the unix port or the judge's laptop runs, as .mpy paths: not copied to a box
-    (firmware/host-only.txt, which firmware/manifest.py reads too: neither are they frozen)."""
-    import nakk
-    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(nakk.__file__))),
-                           "host-only.txt")) as f:
-        return tuple("nakk/" + x.strip()[:-3] + ".mpy" for x in f if x.strip() and not x.startswith("#"))
-
-
-HOST_ONLY = _host_only()
-
-
 class BuildError(Exception):
     pass
 
@@ -189,7 +177,8 @@ def tree(frozen=(), cache=None, fw=None, arch=PICO_ARCH):
     arch: mpy-cross's -march for the files with native code (the box's
     sys.implementation._mpy, see simulator.arch_of); None when the box's
     architecture has no native code we can build, refused if a file needs it."""
-    from nakk_host.simulator import SimulatorError, compiled_firmware
+    from nakk.offbox import box_files
+    from nakk_host.unixport import SimulatorError, compiled_firmware
     fw = fw or firmware_dir()
     if arch is None and "nakk" not in frozen:
         native = native_files(fw)
@@ -206,14 +195,10 @@ def tree(frozen=(), cache=None, fw=None, arch=PICO_ARCH):
             root = compiled_firmware(arch)
         except SimulatorError as e:     # mpy-cross refused a file: said, not a traceback
             raise BuildError(str(e))
-        for d, dirs, files in os.walk(root):
-            dirs.sort()
-            for f in sorted(files):
-                p = os.path.join(d, f)
-                rel = os.path.relpath(p, root).replace(os.sep, "/")
-                if f.endswith(".mpy") and rel not in HOST_ONLY:
-                    with open(p, "rb") as fh:
-                        out["/" + rel] = fh.read()
+        pkg = os.path.join(root, "nakk")
+        for rel in box_files(pkg, ".mpy"):     # everything but nakk/offbox/
+            with open(os.path.join(pkg, rel), "rb") as fh:
+                out["/nakk/" + rel] = fh.read()
     _version, deps = package(fw)
     for name, version in deps:
         if name in frozen:
@@ -238,7 +223,7 @@ def native_files(fw=None):
     """The firmware's sources that cannot be built without an architecture (viper): a box
     whose MicroPython has none we can build for cannot run them. (Those whose only native code
     is @micropython.native are built as bytecode there: simulator.bytecode_of.)"""
-    from nakk_host.simulator import needs_arch
+    from nakk_host.unixport import needs_arch
     fw = fw or firmware_dir()
     found = []
     for d, dirs, files in os.walk(os.path.join(fw, "nakk")):

@@ -13,7 +13,7 @@ plain words): nakk_host.serialline says how.
 import os
 import time
 
-from nakk import proto
+from nakk.link import proto
 from nakk_host.serialline import TIMEOUT, DeviceError, Line, PortFailed, Refused, Timeout  # noqa: F401
 
 USB_VID = 0x2E8A   # Raspberry Pi
@@ -43,8 +43,8 @@ def discover():
                 out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or "")))
     except Exception:      # a platform whose port list fails still finds simulators
         pass
-    from nakk_host import simulator
-    for e in simulator.registered_simulators():
+    from nakk_host import simregistry
+    for e in simregistry.registered_simulators():
         out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", "")))))
     return out
 
@@ -128,7 +128,7 @@ class Box(Line):
 
     def ack_many(self, items, key, judge=None):
         """Acknowledge [(n, rid, sha256)] pipelined; {n: True (dropped now) / False (already)}."""
-        from nakk.sign import hmac_sha256
+        from nakk.link.sign import hmac_sha256
         out = {}
         ids = []
         for n, rid, sha in items:
@@ -149,7 +149,7 @@ class Box(Line):
     def ack(self, n, rid, sha256, key, judge=None):
         """Acknowledge a stored result (the box then drops it). True when the box dropped it now,
         False when it had already (a repeated ack)."""
-        from nakk.sign import hmac_sha256
+        from nakk.link.sign import hmac_sha256
         fields = {"n": n, "rid": rid, "sha256": sha256,
                   "mac": hmac_sha256(key, proto.ack_msg(rid, sha256)).hex()}
         if judge:
@@ -166,7 +166,7 @@ class Box(Line):
         """A request that changes a paired box, signed with its key (proto.signed_msg) over the box's
         current challenge: from `hello` when given (it must be this box's latest), else a fresh hello."""
         from nakk.event import encode
-        from nakk.sign import hmac_sha256
+        from nakk.link.sign import hmac_sha256
         h = hello if hello is not None else self.hello()
         body = dict(fields)
         body["cmd"] = cmd

@@ -145,7 +145,7 @@ class Probe:
     @property
     def arch(self):
         """mpy-cross's -march for this box's native code (armv6m on a Pico), or None."""
-        from nakk_host.simulator import arch_of
+        from nakk_host.unixport import arch_of
         return arch_of(self.mpy)
 
     @property
@@ -242,7 +242,7 @@ def _connect(port, say, db=None):
                                  "import machine; machine.reset()")
     else:
         # The app's link owns the port: mpremote's \r\x03\r\x01 that reached it just now asks it for
-        # maintenance mode, and so does the link's `repl` request (DESIGN.md, "The serial link").
+        # maintenance mode, and so does the link's `repl` request (docs/protocol.md, `repl`).
         say("the box's app is running: restarting it into maintenance mode")
         box.close()
         _link_repl(port, db)

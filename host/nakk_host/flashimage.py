@@ -1,7 +1,7 @@
 """Is this file a Nakk flash image? Checked before the simulator may format it, so no other file is lost.
 
 The simulator's flash is a LittleFS v2 image of the Pico's filesystem
-(nakk.board.blockdev: 352 blocks of 4096 bytes). The firmware formats any
+(nakk.offbox.blockdev: 352 blocks of 4096 bytes). The firmware formats any
 file it cannot mount, as MicroPython formats a blank Pico, so the host
 decides first: a missing file may be created, an existing file must be such
 an image (or erased flash, all 0xFF) unless the user asked to format it.
@@ -12,7 +12,7 @@ import os
 import stat
 
 BLOCK_SIZE = 4096
-BLOCKS = 352                        # nakk.board.blockdev.PICO_BLOCKS
+BLOCKS = 352                        # nakk.offbox.blockdev.PICO_BLOCKS
 IMAGE_SIZE = BLOCK_SIZE * BLOCKS
 _MAGIC = b"littlefs"                # in the superblock entry, 8 bytes into block 0 or block 1
 _SNIFF = 64 * 1024                  # bytes read to say what a file looks like

@@ -30,9 +30,9 @@ import secrets
 import sqlite3
 import threading
 
-from nakk import proto
+from nakk.link import proto
 from nakk.event import EventError, parse
-from nakk.sign import hmac_sha256
+from nakk.link.sign import hmac_sha256
 
 from nakk_host import livestore, store
 

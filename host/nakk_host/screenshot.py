@@ -43,7 +43,7 @@ def _shown(rgb):
 
 
 def _positions(n, first=0, reverse=False):
-    """Buffer index -> position on the ring (0 at 12 o'clock, clockwise), like nakk.rings."""
+    """Buffer index -> position on the ring (0 at 12 o'clock, clockwise), like nakk.drivers.rings."""
     pos = [0] * n
     for p in range(n):
         i = (first - p) % n if reverse else (first + p) % n
@@ -153,7 +153,7 @@ def to_png(fb, rings=(), scale=4, path=None, width=OLED_W, height=OLED_H,
 
     fb: the MONO_VLSB buffer (width * height / 8 bytes). rings: GRB buffers,
     one per ring, drawn side by side as circles of LEDs with position 0 at the
-    top, clockwise (ring_first / ring_reverse as given to nakk.rings.Rings).
+    top, clockwise (ring_first / ring_reverse as given to nakk.drivers.rings.Rings).
     LED values are PWM duty (linear light) and are gamma-encoded for the eye.
     Writes the file too if path is given."""
     if scale < 1:
@@ -252,8 +252,8 @@ def glyph_art(cols, height=8):
 
 
 def font_sheet():
-    """Every glyph of nakk.font as text art, one block per glyph."""
-    from nakk import font
+    """Every glyph of nakk.drivers.font as text art, one block per glyph."""
+    from nakk.drivers import font
     data = font.font_data()
     chars = [chr(c) for c in font.codepoints()]
     out = []
@@ -274,7 +274,7 @@ def main(argv=None):
     ap.add_argument("--scale", type=int, default=4)
     ap.add_argument("--text", action="store_true", help="print the screen as text")
     ap.add_argument("--color", action="store_true", help="ANSI colours for the rings")
-    ap.add_argument("--font", action="store_true", help="print every glyph of nakk.font")
+    ap.add_argument("--font", action="store_true", help="print every glyph of nakk.drivers.font")
     a = ap.parse_args(argv)
     if a.font:
         print(font_sheet())

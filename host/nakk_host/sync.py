@@ -37,8 +37,8 @@ import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from nakk import proto
-from nakk.sign import hmac_sha256
+from nakk.link import proto
+from nakk.link.sign import hmac_sha256
 from nakk_host import device as D
 from nakk_host import store
 from nakk_host.verify import recompute

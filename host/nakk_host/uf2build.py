@@ -41,6 +41,7 @@ import tempfile
 import time
 
 from nakk_host import build
+from nakk_host.cmdtable import Command, arg
 
 MICROPYTHON_TAG = "v1.28.0"
 MICROPYTHON_COMMIT = "e0e9fbb17ed6fd06bb76e266ae554784c9c80804"
@@ -249,7 +250,7 @@ def firmware_version(fw=None):
 def _firmware_files(fw):
     """{path relative to firmware/: bytes} of everything the manifest may read."""
     out = {}
-    for top in ("boot.py", "main.py", "manifest.py", "package.json", "host-only.txt"):
+    for top in ("boot.py", "main.py", "manifest.py", "package.json"):
         with open(os.path.join(fw, top), "rb") as f:
             out[top] = f.read()
     for d, dirs, files in os.walk(os.path.join(fw, "nakk")):
@@ -447,17 +448,17 @@ def cmd_build(args):
     return 0
 
 
-def add_build(sub):
-    p = sub.add_parser("build", help="build the UF2 to put on a Pico: MicroPython with the firmware frozen in",
-                       description="Make nakk-VERSION-rpi-pico.uf2 (--board rpi-pico-w: nakk-VERSION-rpi-pico-w.uf2, "
-                       "the Pico W's, with its Wi-Fi for the live scores): MicroPython %s for the Raspberry Pi Pico "
-                       "with the project's patches and firmware/ frozen in. Reproducible (the same inputs give the "
-                       "same bytes) and cached (~/.cache/nakk/uf2; $NAKK_CACHE moves it): a second build with "
-                       "nothing changed takes seconds. Needs the Arm toolchain and cmake." % MICROPYTHON_TAG)
-    p.add_argument("--out", default=".", metavar="DIR", help="folder to write the UF2 into (default: the current one)")
-    p.add_argument("--sources", metavar="DIR",
-                   help="folder with the MicroPython and picotool archives (default: $NAKK_MPBUILD, else "
-                        "../shared/mpbuild from the clone's root, else git from the internet)")
-    p.add_argument("--board", choices=sorted(BOARDS) + ["all"], default="rpi-pico",
-                   help="the Pico (default), the Pico W, or all: each its own UF2, side by side")
-    p.set_defaults(func=cmd_build)
+COMMANDS = (
+    Command("build", cmd_build,
+            "build the UF2 to put on a Pico: MicroPython with the firmware frozen in",
+            "Make nakk-VERSION-rpi-pico.uf2 (--board rpi-pico-w: nakk-VERSION-rpi-pico-w.uf2, the Pico W's, "
+                "with its Wi-Fi for the live scores): MicroPython %s for the Raspberry Pi Pico "
+                "with the project's patches and firmware/ frozen in. Reproducible (the same inputs give the "
+                "same bytes) and cached (~/.cache/nakk/uf2; $NAKK_CACHE moves it): a second build with "
+                "nothing changed takes seconds. Needs the Arm toolchain and cmake." % MICROPYTHON_TAG,
+            arg("--out", default=".", metavar="DIR", help="folder to write the UF2 into (default: the current one)"),
+            arg("--sources", metavar="DIR", help="folder with the MicroPython and picotool archives (default: $NAKK_MPBUILD, else "
+                "../shared/mpbuild from the clone's root, else git from the internet)"),
+            arg("--board", choices=sorted(BOARDS) + ["all"], default="rpi-pico",
+                help="the Pico (default), the Pico W, or all: each its own UF2, side by side")),
+)

@@ -390,7 +390,7 @@ def _room(n, teams, deals, extra=None):
 
 
 def test_team_match_checks_the_rooms_and_disqualification():
-    from nakk.teams import team_match
+    from nakk.offbox.teams import team_match
     d1 = {"board": 1, "contract": "suit", "maker": "A", "result": "win", "winner": "A"}
     r1 = _room(1, ("X", "Y"), [d1])
     r2 = _room(2, ("Y", "X"), [d1])

@@ -1,8 +1,8 @@
 """The link's frame codec and signing, run on CPython (pytest) and on MicroPython (tests/mpy_runner.py) from this same file."""
 
-from nakk import proto
-from nakk.proto import ProtoError
-from nakk.sign import eq, hmac_sha256
+from nakk.link import proto
+from nakk.link.proto import ProtoError
+from nakk.link.sign import eq, hmac_sha256
 
 # RFC 4231, HMAC-SHA-256 test cases 1-7 (case 5 is compared on its first 128 bits, as the RFC gives it)
 RFC4231 = (

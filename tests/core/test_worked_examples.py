@@ -3,7 +3,7 @@
 Each scenario holds the events of a match and what the rules reference says
 must come out. Every event goes through the real path: canonical bytes
 (nakk.event.encode), strict parsing (nakk.event.parse), then the fold (or,
-for a team match over two rooms, nakk.teams). The test functions are made
+for a team match over two rooms, nakk.offbox.teams). The test functions are made
 here, one per file, named test_<scenario id>.
 """
 
@@ -13,7 +13,7 @@ import os
 from nakk import rules
 from nakk.event import EventError, encode, parse
 from nakk.match import Match
-from nakk.teams import team_match
+from nakk.offbox.teams import team_match
 
 # every ruleset loaded now, on a heap that holds nothing else yet: MicroPython compiles a
 # module from source in one piece, and a capped heap cut up by the scenarios may have no

@@ -1,6 +1,6 @@
 """Play key scripts on the emulated Pico and check every frame against the simulator's.
 
-The simulator (firmware on the unix port, nakk.board.sim) and the Pico run
+The simulator (firmware on the unix port, nakk.offbox.sim) and the Pico run
 the same ui/render code, so after each press the Pico's display RAM must
 become byte for byte what the simulator drew after that press. The emulator
 is waited on by that condition (the frame equal, within a bound of emulated

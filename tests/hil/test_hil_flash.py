@@ -215,8 +215,8 @@ def test_the_box_shows_that_it_is_being_updated(boot, fw_image, hil_cache, ref, 
     emu = boot(image=fw_image, hold=("OK",))
     emu.wait_until_us(DTR_US)
     emu.release("OK")
-    # one file changed, as nakk flash sees it: the box's manifest holds another hash for nakk/ui.mpy
-    code = ("import json; m = json.load(open('/nakk-manifest.json')); m['files']['/nakk/ui.mpy'] = '0' * 16; "
+    # one file changed, as nakk flash sees it: the box's manifest holds another hash for nakk/ui/flows.mpy
+    code = ("import json; m = json.load(open('/nakk-manifest.json')); m['files']['/nakk/ui/flows.mpy'] = '0' * 16; "
             "f = open('/nakk-manifest.json', 'w'); f.write(json.dumps(m)); f.close()")
     r = subprocess.run([MPREMOTE, "connect", emu.serial_url, "exec", code], capture_output=True, text=True,
                        timeout=60)

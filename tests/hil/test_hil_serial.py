@@ -1,7 +1,7 @@
 """On the emulated Pico: maintenance mode by OK held at power-on, and what the real USB stack does with
 stray bytes, Ctrl-C, Ctrl-D and mpremote's `\\r\\x03\\r\\x01` while the app runs.
 
-Until the serial link (issue 10, nakk/link.py) owns the port with kbd_intr(-1), a single 0x03 byte
+Until the serial link (issue 10, nakk/link/task.py) owns the port with kbd_intr(-1), a single 0x03 byte
 raises KeyboardInterrupt in main.py and the app is gone: those cases are strict xfails that name
 issue 10, so they turn into failures to remove the moment the link is merged and they pass.
 """
@@ -15,7 +15,7 @@ import pytest
 from .conftest import ROOT
 from .playback import GAP_US, keys, play, reference, wait_frame_equal
 
-LINK_MERGED = os.path.isfile(os.path.join(ROOT, "firmware", "nakk", "link.py"))
+LINK_MERGED = os.path.isfile(os.path.join(ROOT, "firmware", "nakk", "link", "task.py"))
 NEEDS_LINK = pytest.mark.xfail(not LINK_MERGED, strict=True,
                                reason="issue 10: until the link owns the USB port (kbd_intr(-1)), "
                                       "a 0x03 byte kills the app")

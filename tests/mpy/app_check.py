@@ -28,11 +28,11 @@ import sys
 import framebuf
 
 from nakk import app as A
-from nakk.board import simpins as S
-from nakk.board.blockdev import mount_image
-from nakk.buttons import NAMES
+from nakk.offbox import simpins as S
+from nakk.offbox.blockdev import mount_image
+from nakk.drivers.buttons import NAMES
 from nakk.event import encode
-from nakk.rings import Rings
+from nakk.drivers.rings import Rings
 
 
 class TestBoard:

@@ -24,7 +24,7 @@ import sys
 import vfs
 
 from nakk import record
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 from nakk.journal import Journal, write_atomic
 from nakk.table import Table
 

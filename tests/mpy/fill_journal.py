@@ -16,7 +16,7 @@ of N 4 KiB blocks (a Pico W's: 212) instead of the Pico's 352.
 import sys
 
 from nakk import record
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 from nakk.event import encode, parse
 from nakk.journal import Journal, JournalFull, write_atomic
 
@@ -68,7 +68,7 @@ def main(argv):
         live = [a[5:] for a in argv if a.startswith("live=")]
         argv = [a for a in argv if not a.startswith("live=")]
         if live:      # the network for the live scores, as nakk.pairing stores it (docs/live.md)
-            from nakk import net
+            from nakk.link import net
             write_atomic(MOUNT + "/journal/net", net.config_record("nakk-test", "salasõna-123", live[0]))
         if len(argv) > 3:
             write_atomic(MOUNT + "/journal/key", record.encode(record.META, b"nakk-key 1 " + argv[3].encode()))

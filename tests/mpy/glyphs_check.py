@@ -1,4 +1,4 @@
-# glyphs_check.py: nakk.glyphs (viper) against nakk.font's Python loop, byte for byte, on MicroPython.
+# glyphs_check.py: nakk.drivers.glyphs (viper) against nakk.drivers.font's Python loop, byte for byte, on MicroPython.
 #
 # Every glyph, and strings (str, bytes, memoryview, malformed UTF-8, cut with '...'), drawn at
 # every x in -8..130 and every y in -8..64 in both colours, once by the viper loop and once
@@ -8,7 +8,7 @@
 # y in -8..40), and scale 2 (2x text: every glyph near the edges at every y, and random
 # ints, strs and bytes drawn as font.text draws them). Run by tests/test_glyphs.py.
 import framebuf
-from nakk import font
+from nakk.drivers import font
 
 W = 128
 H = 64

@@ -605,7 +605,7 @@ def check_append_cost_flat():
 def check_stream_memory():
     # A match much bigger than the heap (run with 320K) streams through
     # records(), from the simulator's image file (which is not in the heap).
-    from nakk.board.blockdev import mount_image
+    from nakk.offbox.blockdev import mount_image
     bdev = mount_image(sys.argv[-1], MOUNT)
     j = Journal(ROOT, reserve=0)
     n = j.new_match()
@@ -624,7 +624,7 @@ def check_stream_memory():
 
 
 def check_blockdev_no_alloc():
-    from nakk.board.blockdev import FileBlockDev
+    from nakk.offbox.blockdev import FileBlockDev
     buf = bytearray(256)
     flash = NorFlash(8)
     bdev = FileBlockDev(sys.argv[-1], blocks=16)

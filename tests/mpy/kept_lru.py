@@ -15,8 +15,8 @@ import json
 
 import framebuf
 
-from nakk import ui as U
-from nakk.render import Screen
+from nakk.ui import flows as U
+from nakk.ui.render import Screen
 
 
 class _Ui:

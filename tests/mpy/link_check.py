@@ -2,18 +2,18 @@
 
     micropython link_check.py PAIRED_IMAGE KEY_HEX UNPAIRED_IMAGE
 
-Runs nakk.link.Link on the real journal with a board whose port is a byte
+Runs nakk.link.task.Link on the real journal with a board whose port is a byte
 queue and whose request_maintenance() only records that it was asked (the
 Pico's writes a flag and resets). Prints "PASS name" / "FAIL name: why".
 """
 import sys
 
-from nakk import proto
-from nakk.board.blockdev import mount_image
-from nakk.link import Link
+from nakk.link import proto
+from nakk.offbox.blockdev import mount_image
+from nakk.link.task import Link
 
 from nakk.event import encode
-from nakk.sign import hmac_sha256
+from nakk.link.sign import hmac_sha256
 
 from linkbox import App, Board
 

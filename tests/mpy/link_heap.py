@@ -9,9 +9,9 @@ Prints one line per figure: "<name> <bytes>".
 import gc
 import sys
 
-from nakk import proto
-from nakk.board.blockdev import mount_image
-from nakk.link import Link
+from nakk.link import proto
+from nakk.offbox.blockdev import mount_image
+from nakk.link.task import Link
 
 from linkbox import App, Board
 

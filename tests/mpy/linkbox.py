@@ -1,6 +1,6 @@
 """A box for the link's MicroPython checks: the real journal and table behind a byte-queue port.
 
-link_check.py and link_heap.py run nakk.link.Link against this; only the
+link_check.py and link_heap.py run nakk.link.task.Link against this; only the
 port (a byte queue) and the board's maintenance reset (recorded, not done)
 stand in for the Pico's.
 """

@@ -16,10 +16,10 @@ import sys
 
 import framebuf
 
-from nakk import buttons as K
-from nakk import font
-from nakk import ui as U
-from nakk.render import Screen
+from nakk.drivers import buttons as K
+from nakk.drivers import font
+from nakk.ui import flows as U
+from nakk.ui.render import Screen
 from nakk.table import Table
 from stillclock import Clock   # a script moves it (to time a message out)
 

@@ -26,11 +26,11 @@ import sys
 import framebuf
 
 from nakk import app as A
-from nakk import ui as U
-from nakk.board import simpins as S
-from nakk.board.blockdev import mount_image
-from nakk.buttons import LONG, NAMES, NSIDE, PRESS, SHORT, event
-from nakk.rings import Rings
+from nakk.ui import flows as U
+from nakk.offbox import simpins as S
+from nakk.offbox.blockdev import mount_image
+from nakk.drivers.buttons import LONG, NAMES, NSIDE, PRESS, SHORT, event
+from nakk.drivers.rings import Rings
 
 
 class Board:

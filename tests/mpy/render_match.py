@@ -2,7 +2,7 @@
 
 Usage: micropython tests/mpy/render_match.py EVENTS.jsonl
 Folds the events with nakk.match, puts the match on a journal-less table,
-lets nakk.ui pick the screen for it and nakk.render draw it on a framebuf.
+lets nakk.ui.flows pick the screen for it and nakk.ui.render draw it on a framebuf.
 Prints the 1024-byte MONO_VLSB frame as one line of hex, then the UI mode.
 tests/test_sim.py compares the score region with the simulator's screen.
 """
@@ -12,9 +12,9 @@ import sys
 import framebuf
 
 from nakk.match import read_lines
-from nakk.render import Screen
+from nakk.ui.render import Screen
 from nakk.table import Table
-from nakk.ui import Ui
+from nakk.ui.flows import Ui
 
 with open(sys.argv[1]) as f:
     m, error = read_lines(f)

@@ -10,7 +10,7 @@ import sys
 
 import vfs
 
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 from nakk.event import encode, parse
 from nakk.journal import Journal
 from nakk.match import Match

@@ -1,7 +1,7 @@
-"""MicroPython: the main screens of the box, drawn by nakk.render on a real framebuf, and what each draw sends.
+"""MicroPython: the main screens of the box, drawn by nakk.ui.render on a real framebuf, and what each draw sends.
 
 Usage: micropython tests/mpy/screens.py
-Plays scripted button presses through nakk.ui on a journal-less table, draws
+Plays scripted button presses through nakk.ui.flows on a journal-less table, draws
 as the app does (with "saving" while an entry is pending, then again after
 the flush), and prints one JSON object per line:
   {"shot": name, "fb": hex of the 1024-byte MONO_VLSB frame, "rings": [hex of each ring used], ...}
@@ -16,11 +16,11 @@ import json
 import framebuf
 from binascii import hexlify
 
-from nakk import buttons as K
-from nakk import font
-from nakk import ui as U
-from nakk.render import Screen, wrap
-from nakk.rings import Rings
+from nakk.drivers import buttons as K
+from nakk.drivers import font
+from nakk.ui import flows as U
+from nakk.ui.render import Screen, wrap
+from nakk.drivers.rings import Rings
 from nakk.table import Table
 from stillclock import Clock   # a script moves it (to time a message out)
 

@@ -2,7 +2,7 @@
 
     micropython tests/mpy/simkill.py IMAGE
 
-Mounts IMAGE with nakk.board.blockdev (as the simulator does), reports what
+Mounts IMAGE with nakk.offbox.blockdev (as the simulator does), reports what
 the journal holds ("have N COUNT FINISHED", checking every payload; "bad
 ..." if one is wrong), prints "ready", then plays matches for ever: each
 event is printed as "saved N I" only after append() returned, "acked N"
@@ -11,7 +11,7 @@ and checks the next start against what it was told.
 """
 import sys
 
-from nakk.board.blockdev import mount_image
+from nakk.offbox.blockdev import mount_image
 from nakk.journal import Journal
 
 EVENTS = 23  # per match: a seal or two, then an ack and a compaction

@@ -6,14 +6,14 @@ Prints "PASS" when the box came back where it was after every restart.
 import sys
 
 from test_ui import START, box, play
-from nakk import ui as U
+from nakk.ui import flows as U
 from nakk.table import Table
 
 def _restart(image, bdev=None):
     """Power on: mount the flash image, open the journal, fold the latest match back in, a new UI."""
     import gc
     import vfs
-    from nakk.board.blockdev import mount_image
+    from nakk.offbox.blockdev import mount_image
     from nakk.journal import Journal
     if bdev is not None:
         vfs.umount("/flash")

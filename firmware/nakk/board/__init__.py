@@ -6,13 +6,13 @@ which is all app.py ever touches.
 
     pins        tuple of 6 Pin-like objects in button order (A, B, C, PREV, OK,
                 NEXT); None for a button the box does not have (C on a
-                four-player box). Pulled up, pressed reads 0. For nakk.buttons.
+                four-player box). Pulled up, pressed reads 0. For nakk.drivers.buttons.
     clock       None (use `time`) or an object with ticks_ms/ticks_add/ticks_diff
     buf         bytearray(1024): the frame, SSD1306 page layout (MONO_VLSB)
     fb          framebuf.FrameBuffer over buf, 128 x 64
     show(mask)  send pages of buf to the display: bit p of mask = page p
                 (rows 8p..8p+7); 0xFF = all. Returns the bytes sent.
-    rings       nakk.rings.Rings sized for this board's rings and power budget
+    rings       nakk.drivers.rings.Rings sized for this board's rings and power budget
     leds()      write rings' committed colours to the LEDs
     usb_host()  True while the box sits on a computer's USB (dim the rings)
     mount()     mount the flash filesystem; returns the journal's directory
@@ -25,7 +25,7 @@ which is all app.py ever touches.
                       None when none wait; never blocks, allocates nothing
                   serial.write(data)  sends bytes; returns how many
     net         (optional) the network a Pico W box reports live scores over
-                (nakk.net): join(ssid, password) starts joining, up() is True
+                (nakk.link.net): join(ssid, password) starts joining, up() is True
                 once on it; the Pico's board has none, the Pico W's has the
                 WLAN (picow.py), the simulator's the host's loopback
     device_id() hex string: machine.unique_id() on the Pico

@@ -98,7 +98,7 @@ def fast_clock():
     if machine.freq() == hz:
         return
     if (machine.mem32[_CHIP_ID] >> 12) & 0xFFFF != _RP2040:
-        # another chip (a Pico 2's RP2350, which DESIGN.md says runs this firmware): _VREG
+        # another chip (a Pico 2's RP2350, which runs this firmware unchanged: hardware/README.md): _VREG
         # is not its regulator, and 200 MHz is the RP2040's certification: its clock stays
         return
     if hz > _SAFE_HZ:
@@ -236,7 +236,7 @@ class Board:
     def __init__(self, watchdog=True, sides=3, buzzer=True, vbus=None):
         """vbus: what reads VBUS (an object with value()); default GP24's pin (a Pico W's board
         gives its own: GP24 is the radio's data line there, picow.py)."""
-        from nakk.rings import Rings
+        from nakk.drivers.rings import Rings
         from neopixel import NeoPixel
 
         if sides not in (2, 3):
@@ -246,7 +246,7 @@ class Board:
         self.clock = None
         self.settings = SETTINGS
 
-        # Buttons, in nakk.buttons order (A, B, C, PREV, OK, NEXT).
+        # Buttons, in nakk.drivers.buttons order (A, B, C, PREV, OK, NEXT).
         self.pins = tuple(
             None if name == "C" and sides < 3 else Pin(gpio, Pin.IN, Pin.PULL_UP)
             for name, gpio in P.BUTTONS)

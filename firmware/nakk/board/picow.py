@@ -1,7 +1,7 @@
 """The Pico W board: the Pico's board (pico.py, pin for pin) with the Wi-Fi chip (CYW43439) as board.net.
 
 build(**options) returns pico.Board with `net`, a WlanNet over network.WLAN:
-the live link (nakk/net.py) joins the network the judge gave at pairing and
+the live link (nakk/link/net.py) joins the network the judge gave at pairing and
 reports each saved entry. The radio is switched on only when it does (a box
 with no network configured never touches it), and a box out of range is an
 ordinary box. maintenance() and request_maintenance() are the Pico's.

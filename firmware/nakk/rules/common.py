@@ -393,7 +393,7 @@ class Ruleset:
         return -1
 
     def ring(self, rings, i, st, cfg):
-        """Paint side i's LED ring (a nakk.rings.Rings) for a match in play. Allocates nothing."""
+        """Paint side i's LED ring (a nakk.drivers.rings.Rings) for a match in play. Allocates nothing."""
         target = cfg.get("target")
         if target:
             rings.progress(i, st.score[i] + (st.bonus[i] if st.over else 0), target)

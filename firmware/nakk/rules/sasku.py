@@ -1,7 +1,7 @@
 """Turniirisasku: the team-of-four tournament over two rooms, scored in P per deal (board).
 
 One box scores one room: side A sits NS, side B sits EW. The team match is
-joined on the judge's side by nakk.teams.team_match(), a pure function of both rooms'
+joined on the judge's side by nakk.offbox.teams.team_match(), a pure function of both rooms'
 event lists. References ([TS-nn], [T-P1], [Lnn] ...) are explained in
 docs/rules.md, with the sentence of the Estonian text each rests on.
 """
@@ -228,7 +228,7 @@ class Sasku(Ruleset):
         winner's (OK on Üleküla and on Pokk); each choice says what the press does on it."""
         fixed = {"board": self.next_board(st)}
         # The steps are the same on every board: made once and shared (read-only, as
-        # nakk.dealform reads them), so the press that enters a board does not build the
+        # nakk.ui.dealform reads them), so the press that enters a board does not build the
         # next one's (~1.7 KB in ~40 allocations on the unix port, docs/latency.md)
         steps = getattr(self, "_steps", None)
         if steps is None:

@@ -1,10 +1,10 @@
 """The box's screens and flows: button events in, entries for the table out (the Ui class).
 
 The parts live in their own modules: the words and their languages
-(nakk.words), the start wizard (nakk.start), the deal-form interpreter
-(nakk.dealform) and the menus (nakk.menus). Nothing here knows pins, files,
+(nakk.ui.words), the start wizard (nakk.ui.start), the deal-form interpreter
+(nakk.ui.dealform) and the menus (nakk.ui.menus). Nothing here knows pins, files,
 the display, journal types or a game: the app feeds button events
-(nakk.buttons, each with its time), the rulesets say what a game asks, and
+(nakk.drivers.buttons, each with its time), the rulesets say what a game asks, and
 every entry goes through the table (nakk.table), which checks it with the
 rules and journals it.
 
@@ -31,7 +31,7 @@ lands first.
 
 What render (and the app) read of a Ui -- its surface, nothing else:
   mode            START ENTRY MENU PENALTY UNDO END DONE ASK
-  lang            0 Estonian, 1 English (nakk.words)
+  lang            0 Estonian, 1 English (nakk.ui.words)
   version         bumped whenever anything on screen may have changed
   idle            the idle screen (score only) is up
   faults          bitmask of buttons in fault
@@ -47,12 +47,12 @@ What render (and the app) read of a Ui -- its surface, nothing else:
 
 from nakk.compat import const, micropython
 
-from nakk import buttons as K
-from nakk import menus
-from nakk import words as W
-from nakk.dealform import DealEntry
+from nakk.drivers import buttons as K
+from nakk.ui import menus
+from nakk.ui import words as W
+from nakk.ui.dealform import DealEntry
 from nakk.event import EventError, SIDES
-from nakk.start import StartWizard, assignment_text
+from nakk.ui.start import StartWizard, assignment_text
 
 START = const(0)    # a new match: accept the judge's assignment, or choose ruleset, table, round, shuffler
 ENTRY = const(1)    # the score, and the deal entry on the bottom line
@@ -77,6 +77,7 @@ IDLE_MS = const(120000)  # no press for this long: the idle screen (score only)
 ASK_MS = const(30000)    # a question nobody answers is answered "no" after this
 PAIR_MS = const(600)     # PREV's and NEXT's long presses this close: held together
 MSG_MS = const(4000)     # how long a message stays up
+_SCREEN = const(16)      # the fields of a _screen()
 
 
 class Ui:
@@ -115,8 +116,9 @@ class Ui:
         self.deal = DealEntry()    # the deal being entered
         self.banner = None         # the ruleset's line about it (made when the entry moves a step)
         self.wizard = StartWizard(max_sides)
-        self.chosen = None         # START: None on the judge's assignment, else the wizard's;
-        #                            MENU: each item's action; PENALTY: each item's offence id
+        self.on_assignment = True  # START: the judge's assignment is on screen (else the wizard)
+        self.actions = None        # MENU: each item's (action, argument)
+        self.offences = None       # PENALTY: each item's (offence, field, value)
         self._undo_target = None   # seq an undo would cancel
         self._undo_words = None    # (seq, lang, match's setup, words) of the latest undo_words()
         # The last side press, for a chord's take-back: its button (None: none; -1: the
@@ -126,7 +128,7 @@ class Ui:
         self._chord = None
         self._chord_t = 0
         self._chord_kept = False
-        self._chord_screen = [None] * 14   # _screen(into) fills it in place
+        self._chord_screen = [None] * _SCREEN   # _screen(into) fills it in place
         self._chord_answers = {}           # its answers, copied into this dict (kept, never cleared with clear())
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout,
@@ -186,8 +188,8 @@ class Ui:
         """Whether the item under the cursor of a list is answered with a side button (else OK)."""
         if self.mode == PENALTY:
             return True
-        if self.mode == MENU and self.chosen:
-            return self.chosen[self.cursor][0] == menus.FORFEIT
+        if self.mode == MENU and self.actions:
+            return self.actions[self.cursor][0] == menus.FORFEIT
         return False
 
     def _set_banner(self):
@@ -310,7 +312,7 @@ class Ui:
 
     # ------------------------------------------------------------ events
     def handle(self, ev):
-        """One button event (nakk.buttons encoding, with its time).
+        """One button event (nakk.drivers.buttons encoding, with its time).
         Returns (what, reason): NOTHING, MOVED, SUBMITTED, or REFUSED with the words on screen."""
         k = K.kind(ev)
         b = K.button(ev)
@@ -367,15 +369,17 @@ class Ui:
         return (REFUSED, words)
 
     def _screen(self, into=None):
-        """What is on screen, to put back after a take-back, a detour or a question: one
-        flat tuple, or, into a list of 14 (the side press's, made once), written in place
-        with the answers copied into a dict kept for it (a side press allocates no tuple
-        and no dict)."""
-        if into is None:
-            return self._snapshot()
+        """What is on screen, to put back after a take-back, a detour or a question: a new list
+        of _SCREEN, or, into the side press's (made once), written in place with the answers
+        copied into a dict kept for it (a side press allocates no list and no dict)."""
         d = self.deal
         a = d.answers
-        self._keep_answers(a)
+        if into is None:
+            into = [None] * _SCREEN
+            kept = dict(a) if a else None
+        else:
+            self._keep_answers(a)
+            kept = self._chord_answers if a else None
         m = self.table.match
         into[0] = m.seq if m is not None else 0
         into[1] = self.mode
@@ -383,23 +387,17 @@ class Ui:
         into[3] = self.items
         into[4] = self.title
         into[5] = self.detail
-        into[6] = self.chosen
+        into[6] = self.actions
         into[7] = self._undo_target
         into[8] = d.step
-        into[9] = self._chord_answers if a else None
+        into[9] = kept
         into[10] = d.choices
         into[11] = d.fixed
         into[12] = d.steps
         into[13] = d.done
+        into[14] = self.offences
+        into[15] = self.on_assignment
         return into
-
-    def _snapshot(self):
-        m = self.table.match
-        d = self.deal
-        a = d.answers
-        return (m.seq if m is not None else 0, self.mode, self.cursor, self.items, self.title, self.detail,
-                self.chosen, self._undo_target, d.step, dict(a) if a else None, d.choices, d.fixed, d.steps,
-                d.done)
 
     def _keep_answers(self, a):
         # a side press's copy of the answers, in the dict kept for it (_screen's frame stays small)
@@ -420,8 +418,8 @@ class Ui:
 
     def _put_back(self, s):
         """The screen of a _screen() (only a side press, a menu or a question changed it since)."""
-        (seq, self.mode, self.cursor, self.items, self.title, self.detail,
-         self.chosen, self._undo_target, step, answers, choices, fixed, steps, done) = s
+        (seq, self.mode, self.cursor, self.items, self.title, self.detail, self.actions,
+         self._undo_target, step, answers, choices, fixed, steps, done, self.offences, self.on_assignment) = s
         self.deal.put(step, answers, choices, fixed, steps, done)
         self._set_banner()
         self.version += 1
@@ -533,13 +531,13 @@ class Ui:
         menus.menu(self.table.match, self.lang, self.sound, items, actions)
         self._leave_entry()
         self.mode = MENU
-        self.chosen = actions
+        self.actions = actions
         self._list(W.MENU, items)
 
     def _menu_event(self, k, b):
         if self._move(k, b):
             return _MOVED
-        what, arg = self.chosen[self.cursor]
+        what, arg = self.actions[self.cursor]
         if k == K.LONG and b == K.PREV:
             self._back_to_entry()
             return _MOVED
@@ -565,14 +563,14 @@ class Ui:
                 if self.on_lang is not None:
                     self.on_lang(self.lang)
                 self._enter_menu()
-                self.cursor = menus.position(self.chosen, menus.LANG)
+                self.cursor = menus.position(self.actions, menus.LANG)
                 return _MOVED
             if what == menus.SOUND:
                 self.sound = not self.sound
                 if self.on_sound is not None:
                     self.on_sound(self.sound)
                 self._enter_menu()
-                self.cursor = menus.position(self.chosen, menus.SOUND)
+                self.cursor = menus.position(self.actions, menus.SOUND)
                 return _MOVED
             self._back_to_entry()
         return _MOVED
@@ -603,7 +601,7 @@ class Ui:
             return self._refuse(W.NOPEN)
         self._leave_entry()
         self.mode = PENALTY
-        self.chosen = ids
+        self.offences = ids
         self._list(W.PENALTY, items)
         return _MOVED
 
@@ -614,7 +612,7 @@ class Ui:
             side = self._side(b)
             if side is None:
                 return self._refuse(W.NOSIDE)
-            offence, field, value = self.chosen[self.cursor]
+            offence, field, value = self.offences[self.cursor]
             if field == menus.DEAL:
                 return self._deal_offence(offence, side)
             ev = {"type": "penalty", "offence": offence, "by": SIDES[side]}
@@ -719,11 +717,11 @@ class Ui:
         self.mode = START
         a = self.assignment
         if a is not None:
-            self.chosen = None
+            self.on_assignment = True
             self._list(W.ASSIGN, (W.CONFIRM, W.NEWMATCH))
             self.detail = assignment_text(a)
             return
-        self.chosen = self.wizard
+        self.on_assignment = False
         self.wizard.begin(self.table.match)
         self._show_start()
 
@@ -735,7 +733,7 @@ class Ui:
         if self._likely_v != self.version:
             self._likely_v = self.version
             self._likely = None
-            setup = self.assignment if self.chosen is None else self.wizard.likely(self.cursor)
+            setup = self.assignment if self.on_assignment else self.wizard.likely(self.cursor)
             if setup is not None:
                 self._likely = self.table.likely(setup)
         return self._likely
@@ -761,7 +759,7 @@ class Ui:
         if k == K.LONG and (b == K.PREV or b == K.NEXT) and self.on_reset is not None and self._held_together(b):
             self.on_reset()
             return _MOVED
-        if self.chosen is None:
+        if self.on_assignment:
             # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand
             if k == K.SHORT and b == K.OK:
                 if self.cursor == 0:

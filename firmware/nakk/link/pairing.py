@@ -3,9 +3,9 @@
 A `pair` request is checked (a paired box needs its current judge's consent, signed with the old
 key), then asked at the box over its start screen only, naming the judge; PREV and NEXT held
 together say yes. PREV and NEXT held on the start screen ask to forget the judge (refused while a
-result waits for it). The functions take the link (nakk.link.Link, with nakk.trust): its app,
+result waits for it). The functions take the link (nakk.link.task.Link, with nakk.link.trust): its app,
 journal, device, key, judge, _pair, _save_key, _fresh, _reject, _error and _send. Imported by
-nakk.trust on the first pair request or reset of a boot, so a box that is not asked keeps its RAM.
+nakk.link.trust on the first pair request or reset of a boot, so a box that is not asked keeps its RAM.
 """
 
 from nakk.compat import const
@@ -13,10 +13,10 @@ from nakk.compat import const
 import hashlib
 import time
 
-from nakk import proto
 from nakk.journal import write_atomic
-from nakk.sign import KEY_LEN, eq, hmac_sha256
-from nakk.trust import PAIR_MS, _Refuse, _hex
+from nakk.link import proto
+from nakk.link.sign import KEY_LEN, eq, hmac_sha256
+from nakk.link.trust import PAIR_MS, _Refuse, _hex
 
 _JUDGE_MAX = const(40)    # characters of the judge's name a pair request may carry
 
@@ -136,7 +136,7 @@ def _wifi(w):
     "HOST:PORT"). Kept on the box, never shown, never sent back."""
     if w is None:
         return None
-    from nakk import net
+    from nakk.link import net
     if not isinstance(w, dict):
         raise _Refuse(proto.E_BAD, "wifi: {ssid, password, live}")
     ssid, pw, live = w.get("ssid"), w.get("password"), w.get("live")
@@ -154,7 +154,7 @@ def _wifi(w):
 def _save_wifi(link, wifi):
     """The network of a confirmed pairing, beside the key (none given: the old one is dropped, so a
     box never sends to a judge it is no longer paired with); the app starts or stops its live link."""
-    path = link.app.root + "/net"          # nakk.net.config_path, without loading nakk.net for a box without
+    path = link.app.root + "/net"          # nakk.link.net.config_path, without loading nakk.link.net for a box without
     if wifi is None:
         try:
             import os
@@ -162,7 +162,7 @@ def _save_wifi(link, wifi):
         except OSError:
             return                          # there was none: nothing changes
     else:
-        from nakk import net
+        from nakk.link import net
         write_atomic(path, net.config_record(wifi[0], wifi[1], wifi[2]))
     changed = getattr(link.app, "net_changed", None)
     if changed is not None:

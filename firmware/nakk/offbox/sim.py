@@ -1,12 +1,12 @@
 """The simulator's board: a driver for the MicroPython unix port, given to the app like the Pico's board.
 
 Buttons are SimPins, the display is a framebuf whose pages go to the host,
-the rings are nakk.rings.Rings whose bytes go to the host, the flash is a
-LittleFS image file (nakk.board.blockdev: killing the process is a power
+the rings are nakk.drivers.rings.Rings whose bytes go to the host, the flash is a
+LittleFS image file (nakk.offbox.blockdev: killing the process is a power
 cut), and the USB serial port is a byte buffer that the host relays to a
 pseudo-terminal. This module only writes: P, L and S lines on stdout (one
 line per message, ASCII, data in lower-case hex). Whatever runs the app in
-the simulator -- nakk.simmain, which owns the control channel and documents
+the simulator -- nakk.offbox.simmain, which owns the control channel and documents
 every line of it -- reads stdin and tells this board what arrived.
 
 Board -> host (written here)
@@ -24,7 +24,7 @@ import sys
 import framebuf
 
 from nakk.board import pins as P
-from nakk.board import simpins
+from nakk.offbox import simpins
 
 IMAGE = "nakk-flash.img"
 MOUNT = "/flash"
@@ -144,7 +144,7 @@ class SimBoard:
     """A Board (see nakk.board) for the unix port; build() makes one."""
 
     def __init__(self, image=IMAGE, usb=False):
-        from nakk.rings import Rings
+        from nakk.drivers.rings import Rings
         self.image = image
         self.pins = simpins.make_pins(6)
         self.clock = None
@@ -203,7 +203,7 @@ class SimBoard:
     def mount(self):
         """Mount the image (once: a second call returns the same directory)."""
         if self.bdev is None:
-            from nakk.board.blockdev import mount_image
+            from nakk.offbox.blockdev import mount_image
             self.bdev = mount_image(self.image, MOUNT)
         return MOUNT + "/journal"
 

@@ -1,6 +1,6 @@
 """The start wizard: a new match set up by hand (game, table, round, room and boards, first to shuffle), each with PREV/NEXT and OK.
 
-The UI (nakk.ui) shows `show()`'s list and hands each OK to choose(); the
+The UI (nakk.ui.flows) shows `show()`'s list and hands each OK to choose(); the
 last answer gives the setup event's fields. The judge's assignment, when
 there is one, is offered before this (by the UI), and one OK takes it.
 """
@@ -8,7 +8,7 @@ there is one, is offered before this (by the UI), and one OK takes it.
 from nakk.compat import const
 
 from nakk import rules as _rules
-from nakk import words as W
+from nakk.ui import words as W
 from nakk.event import SIDES
 
 _GAME = const(0)

@@ -27,10 +27,11 @@ from nakk.compat import const
 import asyncio
 import time
 
-from nakk import proto, record
+from nakk import record
+from nakk.link import proto
 from nakk.event import encode, parse
 from nakk.journal import READ_BUF
-from nakk.sign import eq, hmac_sha256
+from nakk.link.sign import eq, hmac_sha256
 
 _MAGIC = b"nakk-net 1 "
 ACK_MS = const(1500)      # an answer not here by then: the frame is sent again (a new id)

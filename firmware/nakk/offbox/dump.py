@@ -1,6 +1,6 @@
 """Print a match's events from a simulator's flash image, one canonical event per line (MicroPython unix port).
 
-    MICROPYPATH=firmware:.frozen micropython -m nakk.dump IMAGE [N]
+    MICROPYPATH=firmware:.frozen micropython -m nakk.offbox.dump IMAGE [N]
 
 N is the match number; without it, the latest match on the image. Prints
 nothing for an image with no match. Exit status 2 if the image does not
@@ -16,11 +16,11 @@ _MOUNT = "/dump"
 
 def main(argv):
     if not argv or len(argv) > 2:
-        sys.stderr.write("usage: micropython -m nakk.dump IMAGE [N]\n")
+        sys.stderr.write("usage: micropython -m nakk.offbox.dump IMAGE [N]\n")
         return 2
     import os
     import vfs
-    from nakk.board.blockdev import FileBlockDev
+    from nakk.offbox.blockdev import FileBlockDev
     from nakk.journal import Journal
     image = argv[0]
     try:

@@ -17,9 +17,9 @@ What it needs (the seams, documented in board/__init__.py and app.py):
                           on_answer(True) when PREV and NEXT are held together,
                           else False; returns False (nothing shown) when the box
                           is not on its start screen
-  app.say(words)          a message on the box (the box's own reset: nakk.trust)
+  app.say(words)          a message on the box (the box's own reset: nakk.link.trust)
 
-I/O rules (DESIGN.md, "The serial link"): input is polled, and only the
+I/O rules (docs/protocol.md): input is polled, and only the
 bytes that are there are read, into a fixed buffer; a line longer than
 proto.MAX_LINE is dropped and answered with an error frame; only this task
 writes. Nothing a frame says can change a finished result: the link reads
@@ -31,7 +31,7 @@ with an error frame and counted (`rejected` in the hello). Ctrl-C (0x03) and
 Ctrl-D (0x04) are plain bytes here (micropython.kbd_intr(-1)); mpremote's
 `\\r\\x03\\r\\x01` outside a frame asks an UNPAIRED box for maintenance mode, as
 a `repl` request does (a fresh box is flashed that way); a paired box refuses it.
-The key, the challenge, pairing and maintenance are nakk.trust's (a mixin of Link).
+The key, the challenge, pairing and maintenance are nakk.link.trust's (a mixin of Link).
 """
 
 from nakk.compat import const
@@ -40,11 +40,12 @@ import asyncio
 import hashlib
 import time
 
-from nakk import BOARD, BUILD, VERSION, proto, record
+from nakk import BOARD, BUILD, VERSION, record
+from nakk.link import proto
 from nakk.event import EventError, encode, parse
 from nakk.journal import READ_BUF, write_atomic
-from nakk.sign import eq, hmac_sha256
-from nakk.trust import PAIR_MS, Trust, _Refuse, _hex
+from nakk.link.sign import eq, hmac_sha256
+from nakk.link.trust import PAIR_MS, Trust, _Refuse, _hex
 
 POLL_MS = const(10)       # how often the port is looked at while it is quiet
 _RX = const(256)          # bytes taken from the port per read
@@ -78,7 +79,7 @@ class Link(Trust):
         self._seq = 0          # how much of _MREPL came last, outside a frame
         self._out = []         # frames waiting to be written by the task
         self._got = None       # [n, rid, size, sha hex, events, final] of the last match read
-        self._pair = None      # [rid, key, nonce, started ms, judge] while the box asks (nakk.pairing)
+        self._pair = None      # [rid, key, nonce, started ms, judge] while the box asks (nakk.link.pairing)
         self._reset = False    # enter maintenance mode once the reply is written
         self.clock_offset = 0  # the judge's clock minus the box's (seconds)
         # counters (the simulator's I line and bench_sync read them)
@@ -121,7 +122,7 @@ class Link(Trust):
         else:
             got = 0
         if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS + 5000:
-            from nakk import pairing
+            from nakk.link import pairing
             pairing.answered(self, False)     # the question's own time-out did not come: no
         if self._out or self._reset:
             self._flush()

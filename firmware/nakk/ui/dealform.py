@@ -2,7 +2,7 @@
 
 The form is read-only here: the lists a step offers are kept in this
 object's own cache, never written into the ruleset's dicts. The UI
-(nakk.ui) shows `show()`'s step, moves its cursor over `choices`, and turns
+(nakk.ui.flows) shows `show()`'s step, moves its cursor over `choices`, and turns
 the players' presses into answer(), rest() and back(); when show() says the
 form is complete, `fields()` is the deal event the table checks.
 

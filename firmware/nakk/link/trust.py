@@ -1,17 +1,18 @@
 """The box's trust in its judge (docs/security.md): the pairing key on flash, the one-use challenge, and the
 requests only the judge may make -- maintenance mode, and the check of a signed request.
 
-A mixin of nakk.link.Link (its own module so that each stays a size one can read): it uses the
+A mixin of nakk.link.task.Link (its own module so that each stays a size one can read): it uses the
 link's board, app, journal, device, _error and _send, and gives it key, judge, challenge,
-rejected, _signed (for `assign`), the handler of `repl`, and the doors to nakk.pairing.
+rejected, _signed (for `assign`), the handler of `repl`, and the doors to nakk.link.pairing.
 """
 
 from nakk.compat import const
 
-from nakk import proto, record
+from nakk.link import proto
+from nakk import record
 from nakk.event import encode
 from nakk.journal import write_atomic
-from nakk.sign import KEY_LEN, eq, hmac_sha256
+from nakk.link.sign import KEY_LEN, eq, hmac_sha256
 
 PAIR_MS = const(60000)    # the players have this long to confirm a pairing
 _KEY_MAGIC = b"nakk-key 1 "
@@ -115,15 +116,15 @@ class Trust:
         if getattr(self.board, "request_maintenance", None) is not None:
             self._reset = True
 
-    # pairing and the box's own reset: nakk.pairing, imported only when asked for (most boots
+    # pairing and the box's own reset: nakk.link.pairing, imported only when asked for (most boots
     # of a paired box never are: its code then takes no RAM)
     def c_pair(self, rid, obj):
-        from nakk import pairing
+        from nakk.link import pairing
         return pairing.request(self, rid, obj)
 
     def reset_question(self):
-        """PREV and NEXT held together on the start screen (the app's hook): nakk.pairing.reset."""
-        from nakk import pairing
+        """PREV and NEXT held together on the start screen (the app's hook): nakk.link.pairing.reset."""
+        from nakk.link import pairing
         pairing.reset(self)
 
     def c_repl(self, rid, obj):

@@ -2,7 +2,7 @@
 
 from nakk.compat import const
 
-from nakk import words as W
+from nakk.ui import words as W
 
 # what a menu item does
 REDEAL = const(0)     # a redeal, with the reason in the action's argument

@@ -1,112 +1,14 @@
 """Button driver: IRQ-latched edges -> debounced PRESS/SHORT/LONG/FAULT/CLEAR events, each carrying its time.
 
-Buttons (fixed indices): side buttons A=0, B=1, C=2 (one per side; C only for
-six-player Schmier) and the cluster PREV=3, OK=4, NEXT=5. Each switches to
-ground against the internal pull-up: pin.value() == 0 means pressed.
-
-How it works
-------------
-* Pin.irq (hard, both edges) runs `_isr`, which allocates nothing: it writes
-  (button, level, "both edges seen" bit) into a preallocated bytearray and
-  ticks_ms into an array('l') -- a lock-free single-producer ring. The ISR is
-  the only writer of `_head` and poll() the only writer of `_tail` (the
-  driver's two tasks both call it, one at a time: the loop is cooperative).
-  Ring full: the NEW edge is dropped and `overflows` is counted; the oldest
-  edges (the start of what the player did) are kept. When poll() sees the
-  counter move it re-reads every pin and, where the level differs from what
-  it believed, applies a synthetic edge at "now". So after an overflow the
-  state is right again, and at worst a press whose edges were all dropped is
-  lost (it needs > ring-1 edges without poll() running to happen at all).
-* Having latched the edge (or counted the overflow), the ISR sets an
-  asyncio.ThreadSafeFlag (set() allocates nothing and may be called from a
-  hard IRQ). Two tasks run the driver: the edge task waits on that flag and
-  polls at once, so an edge reaches poll() within one pass of the asyncio
-  loop; the timer task polls, then sleeps until the next timer is due and
-  at most poll_ms (a safety net). Its sleep is also at most the shortest
-  time from an edge to a timer that edge can set (debounce_ms, stuck_ms): the edge task cannot shorten a sleep under way, and so no timer
-  set by an edge falls before that sleep ends: every timer fires on time
-  (as far as the loop is free: it is cooperative).
-  A timer wake allocates nothing (sleep_ms); an edge wake costs what
-  ThreadSafeFlag.wait() costs (below). A port without ThreadSafeFlag runs
-  the timer task alone: an edge then waits for its next wake, up to poll_ms.
-* If interrupts were off (flash erase) the RP2040 latches the edge bits and
-  the ISR runs once afterwards with both FALL and RISE flags: a whole tap that
-  happened inside the erase arrives as "level unchanged, both edges seen" and
-  is replayed as a press followed by a release at the ISR's time. Its time is
-  when the ISR ran (the erase end), which is the best the hardware knows; the
-  ISR sets the flag then, so the edge task polls as soon as the loop runs.
-* `poll` replays the ring in order with the ORIGINAL timestamps
-  and fires timers (release confirmation, long press, stuck)
-  in time order between edges, so a task that was blocked for 2 s decides
-  exactly what it would have decided live -- only later. All tick arithmetic
-  goes through the clock's ticks_add/ticks_diff (wraps at 2**30 on the Pico).
-* Debounce is edge-timeline based (in the spirit of Peter Hinch's
-  micropython-async Pushbutton: act on the first change, then ignore the
-  contact until it settles): the first falling edge from a settled release
-  is the press; the release counts only once the line has read "released"
-  with no edge for `debounce_ms`. Bounce on press or release therefore never
-  makes a second entry. There is no glitch filter on the press: a press is a
-  leading edge (keep the wires short; a sub-ms spike would count). A cluster
-  SHORT does not wait for that confirmation when the press was real (see
-  Events: SHORT): it is decided on the release edge, and the confirmation
-  then only ends the press.
-
-Events (small ints, `time << 6 | kind << 3 | button`; 0 means "none")
--------------------------------------------------------------------
-Each event carries when it happened on the driver's timeline: at(ev) is
-ticks_ms modulo 2**22 (70 minutes; a divisor of every port's ticks period),
-so the int stays small (no allocation on a 32-bit port) and span(t0, t1)
-measures any interval shorter than that between a stamp and a ticks_ms.
-* PRESS  side button went down (emitted on the next poll after the edge:
-  the edge task's, at once). Two side buttons together are not the driver's
-  business: the UI sees both PRESS events with their times (nakk.ui).
-* SHORT  cluster button released before `long_ms`, once per press. When the
-  contact had been down steadily (no edge) for at least `debounce_ms`, the
-  press is real and the SHORT is emitted at the first release edge itself,
-  with that edge's time (seen on the next poll, like a side PRESS). The
-  button then stays down (is_down) until the release is confirmed by
-  `debounce_ms` of settled release, and nothing more comes from that press:
-  the release's bounce is ignored, a re-close counts as that bounce (no
-  second SHORT, no LONG however long it stays closed) and only `stuck_ms`
-  from the press still makes it a FAULT. A shorter press -- a spike, a press
-  still bouncing, a tap that an interrupts-off stretch replays at one
-  instant -- gives its SHORT when the release is confirmed (`debounce_ms`
-  after the last edge).
-* LONG   cluster button held `long_ms` (once per press; no SHORT follows).
-  Side buttons never give SHORT/LONG; cluster buttons never give PRESS.
-* FAULT  the button was down at construction (held at boot) or has been held
-  down for `stuck_ms` (a chattering contact that never settles counts as
-  held): it is ignored until it reads released for `debounce_ms`, which gives
-  CLEAR. A PRESS, SHORT or LONG already emitted for that press stands; no
-  SHORT follows. `faults` is the bitmask of buttons in fault now.
-* CLEAR  a faulted button was released and works again.
-
-Use (board/ builds the pins; start() starts this object's two tasks):
+Side buttons A=0, B=1, C=2 and the cluster PREV=3, OK=4, NEXT=5, each to ground against the pull-up.
+The hard IRQ latches edges into a ring without allocating; two tasks replay them with their own
+times, debounce, and queue PRESS (side), SHORT/LONG (cluster), FAULT/CLEAR events as small ints.
+Touches only the pins it is given, the clock and asyncio. docs/buttons.md: how it works, the
+events, what each path costs.
 
     btn = Buttons((pin_a, pin_b, None, pin_prev, pin_ok, pin_next))
     btn.start()
-    while True:
-        ev = await btn.get()          # or: btn.get_nowait() -> 0 when empty
-        if kind(ev) == PRESS: ...     # button(ev) is the index, at(ev) its time
-
-Sink: instead of `await get()`, the consumer may set `btn.sink = f` (see
-the comment at _deliver). latched(): an edge no poll has seen yet.
-
-The queue is a preallocated ring of `queue` events; when the UI falls that
-far behind, new events are dropped and counted in `dropped`. The driver path
-(ISR, poll, emit) allocates nothing, and neither does a timer wake; `await
-get()` costs the UI its two coroutine frames (192 B on the 64-bit unix port),
-`while not btn.pending(): await btn.event.wait()` one. An edge wake costs
-what asyncio's ThreadSafeFlag.wait() costs: its coroutine frame, and, when it
-has to wait, the loop's IOQueue entry and select registration (192 B per wake
-on the 64-bit unix port, about half on the Pico; edges that come before the
-edge task runs again share one wake). Only the driver's tasks call poll()
-once started.
-
-On the unix port select.poll sleeps its 1 ms ioctl period before it asks an
-object without a file descriptor (the flag) whether it is ready, so there
-each pass of the loop costs 1 ms while the edge task waits; rp2's select asks
-first and waits only when nothing is ready.
+    ev = await btn.get()              # or btn.get_nowait(), or btn.sink = f (see _deliver)
 """
 
 from nakk.compat import const
@@ -201,7 +103,7 @@ class Buttons:
     pins: sequence of up to six Pin-like objects in index order (A, B, C, PREV,
         OK, NEXT); None for a button the box does not have. Each needs value(),
         irq(handler=, trigger=, hard=), IRQ_FALLING/IRQ_RISING, and irq()
-        returning an object with flags() (machine.Pin on rp2; board/simpins).
+        returning an object with flags() (machine.Pin on rp2; offbox/simpins).
     clock: object with ticks_ms(), ticks_add(), ticks_diff(); default `time`.
     """
 

@@ -1,7 +1,7 @@
 """Score a match from its events (JSON lines): totals, winner and bonuses, as a table or JSON.
 
 The same code runs on the judge's laptop (`nakk score FILE`) and on the
-MicroPython unix port (`micropython -m nakk.score FILE`).
+MicroPython unix port (`micropython -m nakk.offbox.score FILE`).
 Exit status: 0 scored, 2 an invalid event (its line, field and reason on stderr).
 """
 
@@ -115,5 +115,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    # `micropython -m nakk.score FILE` leaves the module name in argv[0]
+    # `micropython -m nakk.offbox.score FILE` leaves the module name in argv[0]
     sys.exit(main(sys.argv[1:]))

@@ -1,9 +1,9 @@
 """Runs the app in the simulator: the sim board, the app, and the host's control channel (MicroPython unix port).
 
-    MICROPYPATH=firmware:.frozen micropython -X heapsize=320K -m nakk.simmain IMAGE [--lang et|en] [--usb]
+    MICROPYPATH=firmware:.frozen micropython -X heapsize=320K -m nakk.offbox.simmain IMAGE [--lang et|en] [--usb]
 
 This module sits above the app, as main.py does on the Pico: it builds the
-board (nakk.board.sim, a driver), gives it to nakk.app.App, and runs two
+board (nakk.offbox.sim, a driver), gives it to nakk.app.App, and runs two
 tasks of its own beside the app's (App.spawn): the control channel and the
 key presser. It reads the app only through App's public surface (handled,
 sent, saving(), button_down()). The host (host/nakk_host/simulator.py) and
@@ -21,7 +21,7 @@ Host -> simulator
     S <hex>           bytes arriving on the USB serial port
     I                 ask for counters: answered with an I line
     Q                 quit: stop the app, unmount the image, exit 0
-Simulator -> host (P, L and S lines are the board's: nakk/board/sim.py)
+Simulator -> host (P, L and S lines are the board's: nakk/offbox/sim.py)
     R                 ready: the app has drawn its first frame
     D <k> <events>    the k-th K command is done: the button is released and
                       back to idle, the event(s) it gave are handled and any
@@ -45,8 +45,8 @@ import asyncio
 import select
 import time
 
-from nakk.board import sim
-from nakk.buttons import NAMES
+from nakk.offbox import sim
+from nakk.drivers.buttons import NAMES
 
 _LINE_MAX = const(2100)    # longest control line accepted (1 KiB of serial bytes in hex)
 _IDLE_MS = const(5)        # the control task's poll interval while stdin is quiet
@@ -227,7 +227,7 @@ class Control:
 
 
 def run(argv):
-    """`micropython -m nakk.simmain IMAGE [--lang et|en] [--usb]`: run the app until Q."""
+    """`micropython -m nakk.offbox.simmain IMAGE [--lang et|en] [--usb]`: run the app until Q."""
     from nakk.app import App
     from nakk.settings import EN, ET, Settings
     image = sim.IMAGE
@@ -270,5 +270,5 @@ def run(argv):
 
 
 if __name__ == "__main__":
-    # `micropython -m nakk.simmain IMAGE`: argv[0] is the module name
+    # `micropython -m nakk.offbox.simmain IMAGE`: argv[0] is the module name
     sys.exit(run(sys.argv[1:]))

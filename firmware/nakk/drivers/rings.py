@@ -58,7 +58,6 @@ class Rings:
         self._zero = bytes(3 * leds)
         self._first = first % leds
         self._reverse = bool(reverse)
-        self._colors = [NAKK] * rings
         self.marks = marks
         self._ch = max(1, int(ma_per_channel_full * _DMA + 0.5))
         self._idle = int(idle_ma_per_led * _DMA + 0.5) * leds * rings
@@ -102,10 +101,6 @@ class Rings:
 
     def level(self):
         return self._level
-
-    def set_color(self, i, rgb=NAKK):
-        """The nakk/progress colour 0xRRGGBB of ring i (e.g. the side's colour)."""
-        self._colors[i] = rgb
 
     # ---- pixels
 
@@ -175,7 +170,7 @@ class Rings:
             for q in range(m):
                 self._set(base, -1 - q, c)
             return
-        col = self._scaled(self._colors[i])
+        col = self._scaled(NAKK)
         mark = self._scaled(_RINGMARK)
         lit = min(n, leds)
         for p in range(lit):
@@ -212,7 +207,7 @@ class Rings:
             if part:
                 self._put(base, -1 - full, NEGATIVE, part * 256 // target or 1)
             return
-        col = self._colors[i]
+        col = NAKK
         c = self._scaled(col)
         if points >= target:
             for p in range(leds):

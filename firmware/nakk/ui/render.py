@@ -12,7 +12,7 @@ Python is the slow part on the Pico, see docs/latency.md):
 Each region has a signature: a small integer built from the values it shows
 (no allocation); a region is drawn again only when its signature changes.
 Text comes from tables that already exist (rules, ui) and numbers are drawn
-straight from ints (nakk.font), so a frame allocates nothing once fonts are warm.
+straight from ints (nakk.drivers.font), so a frame allocates nothing once fonts are warm.
 
 Drawing text is what a press waits for (bench/bench_latency.py), so nothing is
 drawn twice or drawn to be covered: the "saving" box is drawn once per
@@ -28,10 +28,10 @@ try:
 except ImportError:  # CPython: the "saving" box is drawn in place
     _fbuf = None
 
-from nakk import font
-from nakk.buttons import NAMES as _BUTTONS
-from nakk import ui as U
-from nakk import words as W
+from nakk.drivers import font
+from nakk.drivers.buttons import NAMES as _BUTTONS
+from nakk.ui import flows as U
+from nakk.ui import words as W
 
 _W = const(128)
 _HEAD = const(0x01)
@@ -85,7 +85,7 @@ def wrap(s):
 
 class Screen:
     def __init__(self, fb, rings=None, buf=None):
-        """fb: a 128x64 FrameBuffer (the board's); rings: nakk.rings.Rings or None;
+        """fb: a 128x64 FrameBuffer (the board's); rings: nakk.drivers.rings.Rings or None;
         buf: fb's own bytes (MONO_VLSB), when the board gives them: whole page rows are then
         cleared, and text and score digits on the page grid copied, straight into them (on
         the RP2040 framebuf's fill_rect and blit cost 0.1 and 1 µs a pixel: most of a frame)."""
@@ -265,12 +265,6 @@ class Screen:
 
     def _slot(self):
         return [False, None, None, None, None, bytearray(_W), 0, 0]
-
-    def invalidate(self):
-        for i in range(5):
-            self._sig[i] = -1
-        self._ring_sig = -1
-        self._foot_word = None
 
     # ------------------------------------------------------------ signatures
     def _score_sig(self, s, m):

@@ -1,0 +1,1 @@
+"""The judge's link: the task on the box (task.py), its frames (proto.py) and signatures (sign.py), the pairing key (trust.py, pairing.py). proto and sign are shared with the judge's tool; the task reaches the app only through the object it is given."""

@@ -1,0 +1,1 @@
+"""The box's screens: the flows (flows.py: button events in, entries out), the words in two languages, the start wizard, the deal form, the menus, and the drawing (render.py and the modules it draws with). May touch the core and the drivers' font; never the journal's files or a board."""
