@@ -67,11 +67,3 @@ def build(watchdog=True, sides=3, buzzer=True, **_options):
     board.net = net
     return board
 
-
-def is_pico_w():
-    """True on a Pico W (its MicroPython has the `network` module with WLAN)."""
-    try:
-        import network
-        return hasattr(network, "WLAN")
-    except ImportError:
-        return False

@@ -114,7 +114,7 @@ class Net:
         self._writer = None
         self._restart = False
         self._rxi = self._rxn = self._ln = 0   # bytes of _rx taken, bytes in _rx, bytes of the line so far
-        # counters (the simulator's J line, the tests and the bench read them)
+        # counters since boot (what the task did: for a look over the REPL or a debugger)
         self.sent = 0          # event frames written
         self.acked = 0         # answers taken
         self.connects = 0      # connections made
