@@ -147,7 +147,7 @@ def main():
     store.open_db(db).close()
     port = free_port()
     relays, sims, infos = [], [], []
-    srv = None
+    srv = hall = None
     try:
         # the boxes are paired (store.open_db) before the server holds the database: open_db's first look
         # is an immutable read-only connection, whose close drops this process's other locks on the file
@@ -197,6 +197,7 @@ def main():
         if hall is not None:
             time.sleep(2)            # the page's last updates (what is timed is when they came)
             hall.stop()
+            shown, hall = hall.shown, None
         conn = store.open_db(db, create=False)
         got = {}
         at = {}
@@ -227,9 +228,9 @@ def main():
         print("server: %d frames refused (counted: %s)" % (srv.refused, dict(livestore.refused(conn)) or "none"))
         print("press to live event stored: median %.0f ms, p90 %.0f ms, max %.0f ms (%d events; %.0f s of play)"
               % (1000 * pct(lat, 0.5), 1000 * pct(lat, 0.9), 1000 * max(lat), len(lat), played))
-        if hall is not None:
-            hl = [hall.shown[(rid, seq)] - t0 for i, (image, fs_id) in enumerate(infos)
-                  for seq, t0 in pressed[i] for rid in ["%s-1" % fs_id] if (rid, seq) in hall.shown]
+        if args.hall:
+            hl = [shown[(rid, seq)] - t0 for i, (image, fs_id) in enumerate(infos)
+                  for seq, t0 in pressed[i] for rid in ["%s-1" % fs_id] if (rid, seq) in shown]
             print("press to the live score on the hall's tables page (headless Chromium): median %.0f ms, "
                   "p90 %.0f ms, max %.0f ms (%d of %d events seen; the page polled every 50 ms)"
                   % (1000 * pct(hl, 0.5), 1000 * pct(hl, 0.9), 1000 * max(hl), len(hl), len(lat)))
@@ -256,6 +257,8 @@ def main():
             r.close()
         if srv is not None:
             srv.stop()
+        if hall is not None and hall.proc.poll() is None:
+            hall.stop()               # (a bench that failed half-way leaves no nakk serve or browser behind)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
