@@ -230,6 +230,10 @@ def serve_in_thread(db, host, port, on_store=None, log=print):
         srv.loop = loop
         started.set()
         loop.run_forever()
+        pending = asyncio.all_tasks(loop)       # the boxes' connections: ended, not left half-run
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.run_until_complete(srv.close())
         loop.close()
 
