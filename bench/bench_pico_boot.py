@@ -24,6 +24,8 @@ removed from each image (a journal as a firmware before the index left it):
 each run is then that box's first boot, which reads every match and writes
 the index, and the boot after it on the flash it left. A third row boots the UF2 alone on a
 blank flash (its own main.py: power-on to the start screen, no heap line).
+A Pico W's UF2 (--uf2 nakk-...-rpi-pico-w.uf2) runs the Pico W's board with its network off (the
+emulator has no CYW43) on its own filesystem: 848 KiB at flash offset 0x12C000.
 Exits non-zero when a box does not boot or does not answer.
 
 The kit is in ../shared/emu from the root of the clone, or $NAKK_PICOEMU;
@@ -50,17 +52,23 @@ OLED_SPI = (18, 19, 17, 20, 21)                                      # SCK, MOSI
 RINGS = (6, 7, 8)
 DTR_US = 1700000       # the emulated host opens the serial port after this (kit default 1.5 s + enumeration)
 MARK = b"nakk-boot heap"
+PICO_W = [False, None]  # --uf2 names a Pico W's UF2 (its filesystem: 212 blocks at 0x12C000), and its path
+PICO_W_BLOCKS = 212
 
 # main.py as firmware/main.py runs the app (nakk.app.main), with the heap printed once the app is built
-MAIN = b"""# bench_pico_boot main.py: app.main(pico), and the live heap once the app is built
+MAIN = b"""# bench_pico_boot main.py: app.main(pico) (picow on a Pico W), and the live heap once the app is built
 import gc
 import asyncio
-from nakk.board import pico
+try:
+    import network
+    from nakk.board import picow as B
+except ImportError:
+    from nakk.board import pico as B
 from nakk import app as A
-if pico.maintenance():
+if B.maintenance():
     print("nakk: maintenance mode")
 else:
-    a = A.App(pico.build())
+    a = A.App(B.build())
     gc.collect()
     print("nakk-boot heap free %d alloc %d" % (gc.mem_free(), gc.mem_alloc()))
     asyncio.run(a.run())
@@ -69,7 +77,7 @@ else:
 # copies host files into the image, on the unix port (MicroPython's own littlefs, as the Pico mounts it)
 PUT = """import sys, os, vfs
 from nakk.offbox.blockdev import mount_image
-bdev = mount_image(sys.argv[1], "/flash")
+bdev = mount_image(sys.argv[1], "/flash", int(sys.argv[3]))
 for line in open(sys.argv[2]).read().split("\\n"):
     if not line:
         continue
@@ -152,14 +160,37 @@ def make_box(picoemu, tmp, name, matches, frozen=False):
     put = os.path.join(tmp, "put.py")
     with open(put, "w") as f:
         f.write(PUT)
-    r = subprocess.run([micropython_path(), "-X", "heapsize=1M", put, img, lst], env=micropython_env(),
+    blocks = PICO_W_BLOCKS if PICO_W[0] else 352
+    r = subprocess.run([micropython_path(), "-X", "heapsize=1M", put, img, lst, str(blocks)], env=micropython_env(),
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise NotBooted("could not write the image: " + (r.stdout + r.stderr)[-1500:])
     if matches:
         # played after the firmware was copied, as on a box (the .mpy files take ~130 KB of flash)
-        matches = len(boxes.fill(img, matches)[1])
+        matches = len(boxes.fill(img, matches, blocks=blocks)[1])
+    if PICO_W[0]:
+        # the kit writes its image at the Pico's 0xA0000, over what a Pico W's larger firmware keeps
+        # there; a Pico W mounts its 848 KiB at 0x12C000: the image is the firmware's bytes, then its own
+        with open(img, "rb") as f:
+            data = f.read()
+        with open(img, "wb") as f:
+            f.write(uf2_bytes(PICO_W[1], 0xA0000, 0x12C000) + data)
     return img, matches
+
+
+def uf2_bytes(path, start, end):
+    """The flash bytes a UF2 writes from offset start to end (0xFF where it writes none)."""
+    import struct
+    out = bytearray(b"\xff" * (end - start))
+    with open(path, "rb") as f:
+        data = f.read()
+    for off in range(0, len(data), 512):
+        addr, size = struct.unpack_from("<II", data, off + 12)
+        a = addr - 0x10000000
+        chunk = data[off + 32:off + 32 + size]
+        for i in range(max(a, start), min(a + size, end)):
+            out[i - start] = chunk[i - a]
+    return bytes(out)
 
 
 def drop_index(tmp, img):
@@ -232,6 +263,9 @@ def main():
             except uf2build.Uf2BuildError as e:
                 sys.exit("bench_pico_boot: %s" % e)
             uf2 = r.path
+    if uf2:
+        from nakk_host import uf2flash
+        PICO_W[:] = [uf2flash.read_uf2(uf2).board == "RPI_PICO_W", uf2]
     try:
         if uf2:
             print("emulated Pico (rp2040js), the UF2 %s (%d bytes): firmware frozen" % (os.path.basename(uf2),

@@ -81,6 +81,15 @@ class Live:
         self.sock.close()
 
 
+def _in_threads(f, n):
+    """f(0) ... f(n - 1), each in its own thread, all at once; returns when every one is done."""
+    threads = [threading.Thread(target=f, args=(k,)) for k in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+
+
 def fetch(conn, path="/"):
     conn.request("GET", path)
     r = conn.getresponse()
@@ -178,11 +187,7 @@ def throughput(srv, conn, t, seconds, clients=8, live_pages=100, cap=20000):
             c.close()
 
     t0 = time.monotonic()
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    _in_threads(worker, clients)
     took = time.monotonic() - t0
     pages = sum(count)
     # the burst: every live page fetches again after one store
@@ -202,11 +207,7 @@ def throughput(srv, conn, t, seconds, clients=8, live_pages=100, cap=20000):
         finally:
             c.close()
 
-    ts = [threading.Thread(target=refetch, args=(k,)) for k in range(live_pages)]
-    for th in ts:
-        th.start()
-    for th in ts:
-        th.join()
+    _in_threads(refetch, live_pages)
     burst = time.monotonic() - t1
     for x in lives:
         x.close()

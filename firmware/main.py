@@ -1,4 +1,10 @@
-# main.py: run the app on the real board (app.main returns at once in maintenance mode).
-from nakk.board import pico
+# main.py: run the app on the real board (app.main returns at once in maintenance mode). A Pico W's
+# MicroPython has `network`: its board has the Wi-Fi for the live scores (nakk/board/picow.py); a
+# Pico imports nothing more than before.
+try:
+    import network  # noqa: F401
+    from nakk.board import picow as board
+except ImportError:
+    from nakk.board import pico as board
 from nakk import app
-app.main(pico)
+app.main(board)

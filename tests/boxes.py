@@ -54,7 +54,7 @@ def finished_match(seed=1, tournament="t", table=1, round_=1, events=0):
     return out
 
 
-def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False):
+def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False, live=None, blocks=None):
     """Write `count` copies of a finished match into the flash image (created if missing); with key
     (bytes), pair the box with it; count "full": as many as the journal takes (a full box). Returns (fs_id,
     [match numbers on the image]). open_last: the last match is left in play (its events before the final deal)."""
@@ -70,6 +70,10 @@ def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False
         args.append(key.hex())
     if open_last:
         args.append("open")
+    if live:
+        args.append("live=" + live)
+    if blocks:
+        args.append("blocks=%d" % blocks)
     try:
         r = subprocess.run(args, env=micropython_env(), capture_output=True, text=True, timeout=120)
     finally:
@@ -86,13 +90,14 @@ def sim_device_id(image):
     return "sim-" + hashlib.sha256(os.path.abspath(image).encode()).hexdigest()[:12]
 
 
-def paired_box(tmp, name, db, count=1, seed=1, events=0, open_last=False):
+def paired_box(tmp, name, db, count=1, seed=1, events=0, open_last=False, live=None):
     """A flash image with `count` finished matches, paired with a fresh key that the judge's
-    database `db` knows. Returns (image path, fs_id, key)."""
+    database `db` knows (live: the HOST:PORT of a live server the box reports to). Returns
+    (image path, fs_id, key)."""
     from nakk_host import store
     image = os.path.join(str(tmp), name + ".img")
     key = secrets.token_bytes(32)
-    fs_id, _ = fill(image, count, key, seed, events=events, open_last=open_last)
+    fs_id, _ = fill(image, count, key, seed, events=events, open_last=open_last, live=live)
     conn = store.open_db(db)
     try:
         store.save_pairing(conn, sim_device_id(image), fs_id, key, name)

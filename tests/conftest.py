@@ -58,3 +58,13 @@ def run_box(args, heap=None, timeout=120):
 @pytest.fixture
 def mpy():
     return run_mpy
+
+
+@pytest.fixture
+def own_registry(tmp_path, monkeypatch):
+    """This test's own registry of running simulators ($XDG_RUNTIME_DIR/nakk): a test finds only the
+    simulators it started, never the developer's nor another test's."""
+    d = tmp_path / "run"
+    d.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+    return d

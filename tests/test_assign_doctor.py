@@ -1,6 +1,5 @@
 """The judge's assignment pushed to a box, and `nakk doctor`, against the real firmware in the simulator."""
 import json
-import os
 import secrets
 import time
 
@@ -17,11 +16,7 @@ ASSIGNMENT = {"tournament": "saaremaa-2026", "table": 7, "round": 3, "ruleset": 
               "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]}
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 def test_assignment_becomes_the_next_match(tmp_path):

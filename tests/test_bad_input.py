@@ -9,7 +9,7 @@ import pytest
 
 from conftest import ROOT
 
-from nakk_host import cli
+from nakk_host import cli, cli_sim
 from nakk_host import simulator as Sim
 from nakk_host import standings as S
 from nakk_host import store
@@ -20,10 +20,7 @@ EXAMPLE = os.path.join(ROOT, "examples", "saare-2020.jsonl")
 
 
 @pytest.fixture(autouse=True)
-def env(tmp_path, monkeypatch):
-    d = tmp_path / "run"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))      # this test's own simulators' registry
+def env(tmp_path, monkeypatch, own_registry):
     monkeypatch.setenv("NAKK_DB", str(tmp_path / "judge.db"))
     monkeypatch.setenv("NAKK_JUDGE", "Kohtunik Kalju")
     monkeypatch.chdir(tmp_path)
@@ -80,7 +77,25 @@ def test_close_reads_a_bom_as_score_does(env, capsys):
     bad = env / "bad.jsonl"
     bad.write_bytes(b'{"seq":1,"type":"setup"\n')
     line = one_line(capsys, ["close", "--round", "1", "--table", "1", "--why", "x", "--events", str(bad)], 2)
-    assert line.startswith("nakk: %s line 1: " % bad)
+    assert line.startswith("nakk: line 1: ")
+
+
+@pytest.mark.parametrize("name, data, said", [
+    ("bom-bad-json", b"\xef\xbb\xbf" + b"\n" * 2 + b'{"seq":1,"type":"setup"\n', "line 3: invalid JSON"),
+    ("bom-latin1", b"\xef\xbb\xbf\n" + b'{"seq":1,"type":"setup","name":"K\xe4si"}\n',
+     "line 2: not UTF-8 text (byte 0xE4 at column 34)"),
+    ("bad-field", open(EXAMPLE, "rb").read().replace(b'"result":"win"', b'"result":"won"', 1), "line 2: result: "),
+    ("surrogate", b"\xef\xbb\xbf" + open(EXAMPLE, "rb").read().replace(b"Mets", b"Me\\ud800ts", 1),
+     "line 1: sides.0.name: a lone surrogate"),
+])
+def test_score_and_close_refuse_an_events_file_in_the_same_words(env, capsys, name, data, said):
+    f = env / (name + ".jsonl")
+    f.write_bytes(data)
+    conn, t = drawn_tournament(env)
+    by_score = one_line(capsys, ["score", str(f)], 2)
+    by_close = one_line(capsys, ["close", "--round", "1", "--table", "1", "--why", "x", "--events", str(f)], 2)
+    assert by_score == by_close and by_score.startswith("nakk: " + said), (by_score, by_close)
+    assert conn.execute("SELECT count(*) FROM records").fetchone()[0] == 0 and f.read_bytes() == data
 
 
 def test_key_scripts_in_latin1_or_with_a_bom(env, capsys):
@@ -95,7 +110,7 @@ def test_key_scripts_in_latin1_or_with_a_bom(env, capsys):
     class Args:
         keys = None
         keys_file = str(bom)
-    assert cli._read_keys(Args) == [("OK", False), ("A", False)]
+    assert cli_sim._read_keys(Args) == [("OK", False), ("A", False)]
 
 
 # ---------------------------------------------------------------- output paths before anything (items 3, 10, 13)

@@ -523,12 +523,16 @@ R("survived", True)
     assert results(out)["survived"] is True
 
 
-def test_main_py_is_three_lines_and_boot_and_main_compile(tmp_path):
+def test_main_py_gives_the_app_its_board_and_boot_and_main_compile(tmp_path):
     with open(os.path.join(FIRMWARE, "main.py"), encoding="utf-8") as f:
         code = [line for line in f.read().splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    assert code == ["from nakk.board import pico", "from nakk import app", "app.main(pico)"]
+    # one firmware for both boards: a Pico W's (its MicroPython has `network`) has the Wi-Fi (board/picow.py);
+    # a Pico imports only its own board, as before
+    assert code == ["try:", "    import network  # noqa: F401", "    from nakk.board import picow as board",
+                    "except ImportError:", "    from nakk.board import pico as board", "from nakk import app",
+                    "app.main(board)"]
     from test_mpy_cross import FILES  # the mpy-cross test covers the top-level files too
-    assert {"boot.py", "main.py", "nakk/board/pico.py"} <= set(FILES)
+    assert {"boot.py", "main.py", "nakk/board/pico.py", "nakk/board/picow.py"} <= set(FILES)
 
 
 # ---- the mip manifest ----------------------------------------------------------------
@@ -539,3 +543,59 @@ def test_package_json_lists_the_display_driver():
     deps = dict(pkg["deps"])
     assert re.fullmatch(r"\d+\.\d+\.\d+", deps["ssd1306"])
     assert "version" in pkg
+
+
+# ---- the Pico W (board/picow.py) --------------------------------------------------
+
+PICOW = r'''
+class _WLAN:
+    def __init__(self, iface):
+        self.iface = iface
+        self.calls = []
+        self.connected = False
+    def active(self, on):
+        self.calls.append(["active", on])
+    def config(self, **kw):
+        self.calls.append(["config"])
+    def disconnect(self):
+        self.calls.append(["disconnect"])
+    def connect(self, ssid, pw):
+        self.calls.append(["connect", ssid, pw])
+    def isconnected(self):
+        return self.connected
+
+class _Network:
+    STA_IF = 0
+    WLANS = []
+    def WLAN(self, iface):
+        w = _WLAN(iface)
+        self.WLANS.append(w)
+        return w
+
+NET = _Network()
+sys.modules["network"] = NET
+from nakk.board import picow
+F.reset()
+b = picow.build(watchdog=False)
+R("ids", [p.id for p in F.PINS])
+R("vbus_off", [b._vbus.value(), b.net.up(), len(NET.WLANS)])
+b.net.join("Saal", "salasõna")
+w = NET.WLANS[0]
+R("calls", w.calls)
+R("up", b.net.up())
+w.connected = True
+R("up2", b.net.up())
+b._vbus.value()
+R("ids2", [p.id for p in F.PINS])
+'''
+
+
+def test_the_pico_w_board_is_the_picos_with_its_wifi_and_never_touches_gp24(pins):
+    res = results(run(PICOW))
+    # every pin of the Pico's board but GP24 (the radio's data line on a Pico W; VBUS is WL_GPIO2 there)
+    assert pins.VBUS_SENSE not in res["ids"] and pins.BTN_A in res["ids"] and pins.BAT_ADC in res["ids"]
+    # with the radio off VBUS reads 1 (the safe answer: dim) and no WLAN is made
+    assert res["vbus_off"] == [1, False, 0]
+    assert res["calls"][0] == ["active", True] and res["calls"][-1] == ["connect", "Saal", "salasõna"]
+    assert res["up"] is False and res["up2"] is True
+    assert "WL_GPIO2" in res["ids2"] and pins.VBUS_SENSE not in res["ids2"]

@@ -16,11 +16,7 @@ class FakePortInfo:
         self.device, self.vid, self.pid, self.serial_number = device, vid, pid, serial_number
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 def test_discover_takes_picos_and_simulators_only(tmp_path, monkeypatch):

@@ -174,14 +174,14 @@ def test_journal_format_on_the_box_is_read_from_its_id_record():
 
 def test_a_firmware_file_mpy_cross_refuses_is_a_build_error_not_a_traceback(tmp_path, monkeypatch):
     # nakk flash turns BuildError into "nakk: ..."; mpy-cross's refusal must arrive as one
-    from nakk_host import simulator
+    from nakk_host import unixport
     fw = tmp_path / "firmware"
     (fw / "nakk").mkdir(parents=True)
     (fw / "boot.py").write_text("# boot\n")
     (fw / "main.py").write_text("# main\n")
     (fw / "nakk" / "__init__.py").write_text("")
     (fw / "nakk" / "broken.py").write_text("def f(:\n")
-    monkeypatch.setattr(simulator, "firmware_package_dir", lambda: str(fw / "nakk"))
+    monkeypatch.setattr(unixport, "firmware_package_dir", lambda: str(fw / "nakk"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg"))
     with pytest.raises(build.BuildError) as e:
         build.tree(cache=str(tmp_path / "cache"), fw=str(fw), arch="armv6m")

@@ -36,9 +36,7 @@ B_WINS_FINAL = (0, (2 + 2) + 2 * 8 + 2)       # B: 20 + prillid 2 = 22; A: 0
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "xdg"))
-    (tmp_path / "xdg").mkdir()
+def env(tmp_path, monkeypatch, own_registry):
     monkeypatch.setenv("NAKK_DB", str(tmp_path / "judge.db"))
     monkeypatch.setenv("NAKK_JUDGE", "Kohtunik Kalju")
     return tmp_path
@@ -138,7 +136,7 @@ def test_a_stage_on_simulated_boxes(env, capsys):
     assert "Lõhmus/Pärn" in (env / "etapp1" / "standings.html").read_text(encoding="utf-8")
 
 
-# Turniirisasku: 2 boards a match; hand values from sasku-tournament.md: trump made 2, ruutu made 4,
+# Turniirisasku: 2 boards a match; hand values from the Turniirisasku rules (docs/rules.md): trump made 2, ruutu made 4,
 # trump beaten: 4 to the defenders
 ROOM1 = "OK  A A  NEXT A A  A B"            # team X (A, NS): trump 2, ruutu 4
 ROOM2 = "OK  A B  NEXT B B  A B"            # team Y's pair makes trump, X (B, EW) beats it: 4; X's ruutu: 4
@@ -177,12 +175,17 @@ def test_a_sasku_team_match_over_two_simulated_rooms(env, capsys):
     assert st["rows"][0]["name"] == x
 
 
+def one_round(capsys, code, pairs=("Mets/Tamm", "Saar/Kask"), seed=1):
+    """A one-round Saare mäng tournament with these pairs, its round drawn, as the judge types it."""
+    nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", code)
+    for n in pairs:
+        nakk(capsys, "players", "add", n)
+    nakk(capsys, "round", "--seed", str(seed))
+
+
 def test_rescue_keeps_the_deals_of_a_dead_box(env, capsys):
     # the box's flash is read by the firmware's own reader (nakk close --image), not over the link: the box is dead
-    nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", "e")
-    nakk(capsys, "players", "add", "Mets/Tamm")
-    nakk(capsys, "players", "add", "Saar/Kask")
-    nakk(capsys, "round", "--seed", "1")
+    one_round(capsys, "e")
     image = paired_box(env, "laud1")
     sim = Sim.Simulator(image, register=False)
     try:
@@ -204,10 +207,7 @@ def test_rescue_keeps_the_deals_of_a_dead_box(env, capsys):
 
 
 def test_a_match_no_assignment_asked_for_is_synced_and_placed(env, capsys):
-    nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", "p")
-    nakk(capsys, "players", "add", "Mets/Tamm")
-    nakk(capsys, "players", "add", "Saar/Kask")
-    nakk(capsys, "round", "--seed", "1")
+    one_round(capsys, "p")
     image = paired_box(env, "laud1")
     with Sim.Simulator(image, register=False) as sim:
         # set up by hand on the box: Saare mäng 2020, table 1, round 1, A1 shuffles; A wins 16:2
@@ -224,10 +224,7 @@ def test_a_match_no_assignment_asked_for_is_synced_and_placed(env, capsys):
 
 
 def test_assign_all_gives_each_box_its_tables_match(env, capsys):
-    nakk(capsys, "tournament", "new", "Etapp", "--ruleset", "saare-2020", "--rounds", "1", "--code", "all")
-    for n in ("Mets/Tamm", "Saar/Kask", "Õun/Pirn", "Kuusk/Vaher"):
-        nakk(capsys, "players", "add", n)
-    nakk(capsys, "round", "--seed", "2")
+    one_round(capsys, "all", ("Mets/Tamm", "Saar/Kask", "Õun/Pirn", "Kuusk/Vaher"), seed=2)
     images = [paired_box(env, "laud %d" % i) for i in (1, 2)]
     stray = str(env / "stray.img")                       # a box this judge never paired
     sims = [Sim.Simulator(img) for img in images + [stray]]   # registered: found as USB boxes are

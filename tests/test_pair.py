@@ -9,7 +9,6 @@ import time
 import pytest
 
 import boxes
-from nakk.link import proto
 from nakk.link.sign import hmac_sha256
 from nakk_host import cli, judge, store
 from nakk_host import device as D
@@ -18,11 +17,7 @@ from nakk_host.cli import CommandError
 from nakk_host.simulator import Simulator, dump_events
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 def pair_while(sim, db, answer, name=None, judge_name="Kohtunik Kalju"):

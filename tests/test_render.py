@@ -28,7 +28,7 @@ HEAP = "%dK" % (int(APP_HEAP[:-1]) + HARNESS_HEAP)
 
 SHOTS = os.path.join(ROOT, "docs", "screenshots")
 REGENERATE = ".venv/bin/python tests/test_render.py"
-# what each screenshot shows (README "Screens" takes its sentences from here)
+# what each screenshot shows (docs/box.md, "Screens", takes its sentences from here)
 CAPTIONS = (
     ("start", "A new match: the game, then table, round and the first to shuffle, each chosen with PREV/NEXT and OK."),
     ("saare-entry", "Saare mäng 2020 in play: the deal's number (\"Mäng 4\") and shuffler, each pair's nakks with its"
@@ -286,12 +286,12 @@ def test_committed_screenshot_is_what_the_code_renders(screens, name):
     assert committed == now, "docs/screenshots/%s.png is out of date: run %s" % (name, REGENERATE)
 
 
-def test_every_screenshot_is_in_the_readme():
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
+def test_every_screenshot_is_on_the_box_page():
+    with open(os.path.join(ROOT, "docs", "box.md"), encoding="utf-8") as f:
+        page = f.read()
     for name, caption in CAPTIONS:
-        assert "docs/screenshots/%s.png" % name in readme, name
-        assert caption in readme, name             # the README's sentence is the caption here
+        assert "](screenshots/%s.png)" % name in page, name
+        assert caption in page, name             # the page's sentence is the caption here
 
 
 def main():

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ROOT, TESTS, run_mpy
 
-from nakk_host import cli, screenshot
+from nakk_host import cli_sim, screenshot
 from nakk_host import simulator as S
 
 DEMO = os.path.join(ROOT, "host", "nakk_host", "demo")
@@ -28,12 +28,9 @@ NAKK = [sys.executable, "-m", "nakk_host.cli"]
 
 
 @pytest.fixture(autouse=True)
-def registry(tmp_path, monkeypatch):
+def registry(own_registry):
     """Each test registers its simulators in its own runtime directory."""
-    d = tmp_path / "run"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
-    return d / "nakk"
+    return own_registry / "nakk"
 
 
 def demo_keys(name):
@@ -79,7 +76,7 @@ def test_a_whole_match_by_button_presses(tmp_path):
     lines = S.dump_events(image)
     assert [json.loads(x)["type"] for x in lines] == ["setup"] + ["deal"] * 7 + ["confirm"] * 2
     # folded on CPython == `nakk score` on the dumped events == the expected result
-    lines2, m = cli.match_from_image(image)
+    lines2, m = cli_sim.match_from_image(image)
     assert lines2 == lines
     summary, path = score_json(tmp_path, lines)
     assert json.loads(json.dumps(m.summary())) == summary
@@ -195,7 +192,7 @@ def test_kill_9_mid_match_resumes_at_the_same_score(tmp_path):
     with S.Simulator(image) as again:
         assert body(again.framebuffer()) == body(before)        # the same score on screen
         S.play(again, keys[cut:])                                # the half entry is entered again
-    lines, m = cli.match_from_image(image)
+    lines, m = cli_sim.match_from_image(image)
     s = m.summary()
     assert s["final"] == [17, 10] and s["winner"] == "A" and s["confirmed"] == ["A", "B"]
 

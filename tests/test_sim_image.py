@@ -1,5 +1,5 @@
 """`nakk sim` / `nakk demo` and their flash image: no other file is ever formatted, one `nakk:` line on a bad path,
-the same run from any folder, and the README's dump command as written."""
+the same run from any folder, and docs/simulator.md's dump command as written."""
 import os
 import re
 import shutil
@@ -18,12 +18,7 @@ NAKK = [sys.executable, "-m", "nakk_host.cli"]
 EXAMPLE = os.path.join(ROOT, "examples", "saare-2020.jsonl")
 
 
-@pytest.fixture(autouse=True)
-def registry(tmp_path, monkeypatch):
-    """Each test registers its simulators in its own runtime directory."""
-    d = tmp_path / "run"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 def nakk(*args, cwd=ROOT, timeout=120):
@@ -128,8 +123,8 @@ def test_demo_runs_from_a_folder_holding_a_nakk_folder(tmp_path):
     assert image.stat().st_size == flashimage.IMAGE_SIZE     # a relative --image is still the caller's
 
 
-def test_readme_dump_command_works_as_written(tmp_path):
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+def test_the_documented_dump_command_works_as_written(tmp_path):
+    with open(os.path.join(ROOT, "docs", "simulator.md"), encoding="utf-8") as f:
         text = f.read()
     cmds = [line for block in re.findall(r"```sh\n(.*?)\n```", text, re.S) for line in block.splitlines()
             if "-m nakk.offbox.dump" in line]
@@ -138,7 +133,7 @@ def test_readme_dump_command_works_as_written(tmp_path):
     with S.Simulator(str(image)) as sim:
         for k in ("OK", "OK", "OK", "OK", "A"):
             sim.press(k)
-    # the README's line, run by a shell from the clone; the image name is the example's, given here in full
+    # the page's line, run by a shell from the clone; the image name is the example's, given here in full
     cmd = cmds[0].replace(".venv/bin/", os.path.dirname(sys.executable) + "/").replace("nakk-flash.img", str(image))
     r = subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr

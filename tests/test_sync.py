@@ -29,12 +29,7 @@ from nakk_host import sync as S
 from nakk_host.simulator import Simulator, dump_events
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    """Simulators register in this test's own runtime dir, never the developer's."""
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 def ready(url, timeout=3):

@@ -17,11 +17,7 @@ from nakk_host import sync as S
 from nakk_host.simulator import Simulator
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 @pytest.fixture

@@ -64,7 +64,7 @@ def test_the_info_line_is_read_across_blocks(tmp_path):
     ("torn", lambda p: (p.write_bytes(b"\0" * 512), str(p))[1], "has no UF2 magic"),
     ("rp2350", lambda p: nakk_uf2(p, family=0xE48BFF59), "a UF2 for RP2350 (Arm), not for the Pico's RP2040"),
     ("stock", lambda p: make_uf2(p, b"MicroPython" * 100), "holds no nakk firmware"),
-    ("pico-w", lambda p: nakk_uf2(p, board="RPI_PICO_W"), "nakk's firmware for RPI_PICO_W, not for the Pico"),
+    ("pico-2", lambda p: nakk_uf2(p, board="RPI_PICO2"), "nakk's firmware for RPI_PICO2, not for the Pico"),
 ])
 def test_a_uf2_for_something_else_is_refused_in_one_line(what, make, says, tmp_path):
     path = make(tmp_path / ("%s.uf2" % what))
@@ -81,7 +81,7 @@ def test_a_uf2_for_something_else_is_refused_in_one_line(what, make, says, tmp_p
 
 def test_a_uf2_older_than_the_box_journal_is_refused():
     class I:
-        path, version, journal = "/x/nakk-0.0.9-rpi-pico.uf2", "0.0.9", 1
+        path, version, journal, board = "/x/nakk-0.0.9-rpi-pico.uf2", "0.0.9", 1, "RPI_PICO"
     assert uf2flash.refusal(I, {"journal": 1, "fw": "0.1.0"}) is None
     why = uf2flash.refusal(I, {"journal": 2, "fw": "0.3.0"})
     assert why == ("nakk-0.0.9-rpi-pico.uf2 (firmware 0.0.9) reads journal format 1, and the box keeps format 2 "
@@ -149,3 +149,15 @@ def test_a_box_gone_mid_flash_is_one_line_not_a_traceback(monkeypatch, capsys):
     assert cli.main(["flash", "--port", "/dev/ttyACM0"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("nakk: the box went away during nakk flash (read failed") and err.count("\n") == 1
+
+
+def test_a_uf2_for_the_other_board_is_refused_for_a_box_with_a_filesystem(tmp_path):
+    """The Pico W's UF2 keeps its filesystem at 0x12C000, the Pico's at 0xA0000: a running box is given only
+    its own board's (a hello without a board is a Pico's, from before the Pico W)."""
+    w = uf2flash.read_uf2(nakk_uf2(tmp_path / "w.uf2", board="RPI_PICO_W"))
+    p = uf2flash.read_uf2(nakk_uf2(tmp_path / "p.uf2"))
+    hello = {"journal": 1, "fw": "0.1.0"}
+    assert "runs the one for RPI_PICO" in uf2flash.refusal(w, hello)
+    assert uf2flash.refusal(p, hello) is None
+    assert uf2flash.refusal(w, dict(hello, board="RPI_PICO_W")) is None
+    assert "runs the one for RPI_PICO_W" in uf2flash.refusal(p, dict(hello, board="RPI_PICO_W"))

@@ -28,8 +28,8 @@ def test_nothing_says_sync_or_standings_are_not_written():
     assert "not written" not in _help("sim")
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     assert "`nakk sync`, not written" not in readme
-    src = open(os.path.join(ROOT, "host", "nakk_host", "cli.py"), encoding="utf-8").read()
-    assert "not written yet" not in src                      # the simulator's status line
+    src = open(os.path.join(ROOT, "host", "nakk_host", "cli_sim.py"), encoding="utf-8").read()
+    assert "status = [" in src and "not written yet" not in src      # the simulator's status line
 
 
 def _stage_with_a_disqualified_pair(tmp_path):

@@ -27,11 +27,11 @@ def why_not():
     return None
 
 
-def built(out_dir, fw=None, cache=None):
-    """The Result of nakk build for fw (default firmware/), once per (fw, cache) in this session."""
-    k = (fw, cache)
+def built(out_dir, fw=None, cache=None, board=uf2build.BOARD):
+    """The Result of nakk build for fw (default firmware/) and board, once per (fw, cache, board) in this session."""
+    k = (fw, cache, board)
     if k not in _BUILT:
-        _BUILT[k] = uf2build.build_uf2(out_dir, fw=fw, cache=cache, say=lambda s: None)
+        _BUILT[k] = uf2build.build_uf2(out_dir, fw=fw, cache=cache, say=lambda s: None, board=board)
     r = _BUILT[k]
     if not os.path.isfile(r.path):
         os.makedirs(out_dir, exist_ok=True)

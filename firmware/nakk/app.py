@@ -84,6 +84,15 @@ def _link(app, board):
     return link
 
 
+def _net(app, board, link):
+    """The live link to the judge's laptop (nakk/link/net.py): only on a board with a network (a Pico W,
+    the simulator) whose judge gave it one at pairing; a plain Pico never loads it."""
+    if getattr(board, "net", None) is None or link is None or _read(app.root + "/net") is None:
+        return None           # (checked before the import: without a network its code takes no RAM)
+    from nakk.link import net
+    return net.start(app, board, link)
+
+
 class App:
     def __init__(self, board):
         self.board = board
@@ -104,6 +113,7 @@ class App:
         # The link's code and buffers come before the journal is read: folding a box full of
         # matches leaves the heap fragmented, and the link's reads need whole blocks.
         self.link = _link(self, board)
+        self.net = _net(self, board, self.link)
         self.table.resume()
         self.settings = Settings(board.settings)
         self.ui = U.Ui(self.table, clock=board.clock, lang=self.settings.lang, on_lang=self._save_settings,
@@ -240,6 +250,8 @@ class App:
             self.beep(_BEEP_BAD)
         else:
             self.beep(_BEEP_SAVED)
+            if self.net is not None:
+                self.net.saved()          # the live link sends it from flash, in its own task
         self.waiting = self.table.waiting()
         if saved and self._assigned and ui.assignment is None:
             # the judge's assignment became this match: it is used once
@@ -380,6 +392,13 @@ class App:
         self.ui.offer(a)
         self._say_bad_assignment()
         self.frame()
+
+    def net_changed(self):
+        """A pairing gave the box a network for the live scores, or took it away (nakk.pairing)."""
+        if self.net is not None:
+            self.net.reload()
+        else:
+            self.net = _net(self, self.board, self.link)
 
     def ask(self, words, on_answer, timeout_ms=U.ASK_MS, detail=""):
         """The pairing question (words: (et, en); detail: the judge's name): on_answer(True)

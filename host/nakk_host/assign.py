@@ -28,7 +28,7 @@ from nakk_host.tournament import TournamentError
 def _side(t, e, i, room):
     """One side of a box's match for entrant e (a team's pair in Turniirisasku)."""
     if t["format"] == "teams":
-        # NS (side A) is the team's pair 1, EW (side B) its pair 2 (sasku-tournament.md §7)
+        # NS (side A) is the team's pair 1, EW (side B) its pair 2 (docs/rules.md, Turniirisasku §7)
         pair = e["players"][0:2] if i == 0 else e["players"][2:4]
         s = {"id": SIDES[i], "name": "%s %d" % (e["name"], 1 if i == 0 else 2), "team": e["name"]}
         if pair:

@@ -178,7 +178,7 @@ def tree(frozen=(), cache=None, fw=None, arch=PICO_ARCH):
     sys.implementation._mpy, see simulator.arch_of); None when the box's
     architecture has no native code we can build, refused if a file needs it."""
     from nakk.offbox import box_files
-    from nakk_host.simulator import SimulatorError, compiled_firmware
+    from nakk_host.unixport import SimulatorError, compiled_firmware
     fw = fw or firmware_dir()
     if arch is None and "nakk" not in frozen:
         native = native_files(fw)
@@ -223,7 +223,7 @@ def native_files(fw=None):
     """The firmware's sources that cannot be built without an architecture (viper): a box
     whose MicroPython has none we can build for cannot run them. (Those whose only native code
     is @micropython.native are built as bytecode there: simulator.bytecode_of.)"""
-    from nakk_host.simulator import needs_arch
+    from nakk_host.unixport import needs_arch
     fw = fw or firmware_dir()
     found = []
     for d, dirs, files in os.walk(os.path.join(fw, "nakk")):

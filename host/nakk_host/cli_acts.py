@@ -8,7 +8,8 @@ import json
 import os
 
 from nakk_host import standings as S
-from nakk_host.cli_judge import _common, _db, _fail, _guard, _need_who, _print_table, _tour, _who
+from nakk_host.cli_judge import _db, _fail, _guard, _open, _print_table, _tour
+from nakk_host.cmdtable import Command, arg, judged, who
 
 
 # ---------------------------------------------------------------- standings
@@ -69,26 +70,12 @@ def print_standings(conn, t, st=None):
                   u["round"], u["table"]) for u in un))
 
 
-def add_standings(sub):
-    p = sub.add_parser("standings", help="the standings, recomputed from every stored match's events",
-                       description="Print the standings recomputed from the stored events, the judge's corrections "
-                       "and deductions; the order of criteria is printed with the table.")
-    p.add_argument("--round", type=int, help="after round N")
-    p.add_argument("--season", nargs="?", const="", metavar="NAME", help="the season's standings (default: this "
-                   "tournament's season)")
-    p.add_argument("--json", action="store_true", help="one JSON object (the API the hall page reads)")
-    _common(p)
-    p.set_defaults(func=cmd_standings)
-
-
 # ---------------------------------------------------------------- deduct, disqualify, correct, history
 
 @_guard
 def cmd_deduct(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     e, pts = J.deduct(conn, t, args.no, args.by, args.why, args.points)
     print("no %d %s: %d deducted from the overall result (record %d; `nakk void %d` withdraws it)"
           % (e["no"], e["name"], pts, _last_record(conn), _last_record(conn)))
@@ -99,47 +86,20 @@ def _last_record(conn):
     return conn.execute("SELECT max(id) FROM records").fetchone()[0]
 
 
-def add_deduct(sub):
-    p = sub.add_parser("deduct", help="deduct points from a pair's overall result (noise: 4 at the second warning)",
-                       description="Deduct points from a pair's (team's) overall result, from the current round on: "
-                       "the ruleset's noise_deduction (4, at the second warning) unless --points says otherwise. "
-                       "A new record with who and why; `nakk void RECORD` withdraws it.")
-    p.add_argument("no", help="the pair's (team's) number")
-    p.add_argument("--points", type=int, help="points to deduct (default: the ruleset's noise_deduction, 4)")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_deduct)
-
-
 @_guard
 def cmd_disqualify(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     e = J.disqualify(conn, t, args.no, args.by, args.why)
     print("no %d %s: disqualified (left out of later draws; barred from the season's next stage)"
           % (e["no"], e["name"]))
     return 0
 
 
-def add_disqualify(sub):
-    p = sub.add_parser("disqualify", help="remove a pair: out of the later draws and the season's next stage",
-                       description="Disqualify a pair (team): its matches played stay, it is left out of this "
-                       "tournament's later draws and ranked after the field, and barred from the season's next "
-                       "stage. A new record with who and why.")
-    p.add_argument("no", help="the pair's (team's) number")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_disqualify)
-
-
 @_guard
 def cmd_correct(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     if sum(bool(x) for x in (args.void, args.place, args.points is not None or args.winner is not None)) > 1:
         _fail("one change at a time: --void, --place, or --points/--winner", 2)
     if args.swap and not args.place:
@@ -161,28 +121,10 @@ def cmd_correct(args):
     return 0
 
 
-def add_correct(sub):
-    p = sub.add_parser("correct", help="correct a result with who and why (a new record, never an edit)",
-                       description="Correct a stored result without touching its events: --points per side, "
-                       "--winner, --void (leave it out), or --place ROUND TABLE (a box's match nobody assigned).")
-    p.add_argument("result", help="result id (nakk history or nakk standings --json show them)")
-    p.add_argument("--points", type=int, nargs="+", metavar="N", help="points to add per side, e.g. 0 -2")
-    p.add_argument("--winner", help="A, B, C or none")
-    p.add_argument("--void", action="store_true")
-    p.add_argument("--place", type=int, nargs=2, metavar=("ROUND", "TABLE"))
-    p.add_argument("--room", type=int)
-    p.add_argument("--swap", action="store_true", help="with --place: the box's side A is the draw's second pair")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_correct)
-
-
 @_guard
 def cmd_void(args):
     from nakk_host import acts as J
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     if args.what.isdigit():
         old = J.void_record(conn, t, int(args.what), args.by, args.why)
         print("record %d (%s) voided by record %d: it no longer counts; nakk history shows both"
@@ -200,24 +142,10 @@ def _entrant_no(conn, eid):
     return row[0] if row else "?"
 
 
-def add_void(sub):
-    p = sub.add_parser("void", help="withdraw a deduction or a correction (a new record; history shows both), or a result",
-                       description="Withdraw one of the judge's deductions or corrections, by its record number "
-                       "(`nakk history` shows them; deduct and correct print it): a new record with who and why "
-                       "voids the earlier one, which stays in the history beside it, and every view of the "
-                       "standings counts without it. Given a result id instead, leaves that result out (as "
-                       "`nakk correct RESULT --void`).")
-    p.add_argument("what", metavar="RECORD|RESULT", help="a record number, or a result id")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_void)
-
-
 @_guard
 def cmd_history(args):
     from nakk_host import acts as J
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     lines = J.history(conn, t, args.no)
     if args.json:
         print(json.dumps(lines, ensure_ascii=False, indent=1))
@@ -226,18 +154,6 @@ def cmd_history(args):
     title = "%s: history of no %s" % (t["name"], args.no) if args.no else "%s: the judge's records" % t["name"]
     _print_table(title, ["when", "what", "by", "why"], rows)
     return 0
-
-
-def add_history(sub):
-    p = sub.add_parser("history", help="why every number is what it is: matches, corrections, deductions, who and why",
-                       description="Why every number is what it is. For a pair (team): each match with what it "
-                       "counts for and its result id, the corrections of it, deductions, status changes and "
-                       "renames with who and why, then its line of the standings. Without a number: every record "
-                       "of the judge in order.")
-    p.add_argument("no", nargs="?", help="a pair's (team's) number; without it: every record of the judge")
-    p.add_argument("--json", action="store_true")
-    _common(p)
-    p.set_defaults(func=cmd_history)
 
 
 # ---------------------------------------------------------------- export
@@ -264,15 +180,77 @@ def cmd_export(args):
     return 0
 
 
-def add_export(sub):
-    p = sub.add_parser("export", help="CSV for spreadsheets (standings, matches, deals) and a printable standings page",
-                       description="Write standings.csv, matches.csv and deals.csv (UTF-8 with a BOM, `;` "
-                       "separated) and standings.html (print CSS, A4) into --out; --season: the season's.")
-    p.add_argument("--out", default=".", help="directory (default: the current one)")
-    p.add_argument("--season", nargs="?", const="", metavar="NAME")
-    p.add_argument("--force", action="store_true", help="overwrite existing files")
-    _common(p)
-    p.set_defaults(func=cmd_export)
+COMMANDS = (
+    Command("standings", cmd_standings,
+            "the standings, recomputed from every stored match's events",
+            "Print the standings recomputed from the stored events, the judge's corrections "
+                "and deductions; the order of criteria is printed with the table.",
+            arg("--round", type=int, help="after round N"),
+            arg("--season", nargs="?", const="", metavar="NAME", help="the season's standings (default: this "
+                "tournament's season)"),
+            arg("--json", action="store_true", help="one JSON object (the API the hall page reads)"),
+            judged()),
 
+    Command("deduct", cmd_deduct,
+            "deduct points from a pair's overall result (noise: 4 at the second warning)",
+            "Deduct points from a pair's (team's) overall result, from the current round on: "
+                "the ruleset's noise_deduction (4, at the second warning) unless --points says otherwise. "
+                "A new record with who and why; `nakk void RECORD` withdraws it.",
+            arg("no", help="the pair's (team's) number"),
+            arg("--points", type=int, help="points to deduct (default: the ruleset's noise_deduction, 4)"),
+            who(),
+            judged()),
 
-COMMANDS = (add_standings, add_deduct, add_disqualify, add_correct, add_void, add_history, add_export)
+    Command("disqualify", cmd_disqualify,
+            "remove a pair: out of the later draws and the season's next stage",
+            "Disqualify a pair (team): its matches played stay, it is left out of this "
+                "tournament's later draws and ranked after the field, and barred from the season's next "
+                "stage. A new record with who and why.",
+            arg("no", help="the pair's (team's) number"),
+            who(),
+            judged()),
+
+    Command("correct", cmd_correct,
+            "correct a result with who and why (a new record, never an edit)",
+            "Correct a stored result without touching its events: --points per side, "
+                "--winner, --void (leave it out), or --place ROUND TABLE (a box's match nobody assigned).",
+            arg("result", help="result id (nakk history or nakk standings --json show them)"),
+            arg("--points", type=int, nargs="+", metavar="N", help="points to add per side, e.g. 0 -2"),
+            arg("--winner", help="A, B, C or none"),
+            arg("--void", action="store_true"),
+            arg("--place", type=int, nargs=2, metavar=("ROUND", "TABLE")),
+            arg("--room", type=int),
+            arg("--swap", action="store_true", help="with --place: the box's side A is the draw's second pair"),
+            who(),
+            judged()),
+
+    Command("void", cmd_void,
+            "withdraw a deduction or a correction (a new record; history shows both), or a result",
+            "Withdraw one of the judge's deductions or corrections, by its record number "
+                "(`nakk history` shows them; deduct and correct print it): a new record with who and why "
+                "voids the earlier one, which stays in the history beside it, and every view of the "
+                "standings counts without it. Given a result id instead, leaves that result out (as "
+                "`nakk correct RESULT --void`).",
+            arg("what", metavar="RECORD|RESULT", help="a record number, or a result id"),
+            who(),
+            judged()),
+
+    Command("history", cmd_history,
+            "why every number is what it is: matches, corrections, deductions, who and why",
+            "Why every number is what it is. For a pair (team): each match with what it "
+                "counts for and its result id, the corrections of it, deductions, status changes and "
+                "renames with who and why, then its line of the standings. Without a number: every record "
+                "of the judge in order.",
+            arg("no", nargs="?", help="a pair's (team's) number; without it: every record of the judge"),
+            arg("--json", action="store_true"),
+            judged()),
+
+    Command("export", cmd_export,
+            "CSV for spreadsheets (standings, matches, deals) and a printable standings page",
+            "Write standings.csv, matches.csv and deals.csv (UTF-8 with a BOM, `;` "
+                "separated) and standings.html (print CSS, A4) into --out; --season: the season's.",
+            arg("--out", default=".", help="directory (default: the current one)"),
+            arg("--season", nargs="?", const="", metavar="NAME"),
+            arg("--force", action="store_true", help="overwrite existing files"),
+            judged()),
+)

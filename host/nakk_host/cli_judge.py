@@ -11,6 +11,8 @@ import os
 import sys
 
 from nakk_host import standings as S
+from nakk_host.cmdtable import Command, arg, either, judged, who
+from nakk_host.judge import _console     # one console for every table the judge's commands print
 from nakk_host import tournament as T
 
 
@@ -46,25 +48,12 @@ def _tour(conn, args):
     return T.get(conn, args.tournament)
 
 
-def _common(p, tournament=True, creates=False):
-    from nakk_host import store
-    p.add_argument("--db", default=store.default_db(), metavar="FILE",
-                   help="the judge's database (%s%s)" % (store.default_help(),
-                                                         "; `tournament new` creates it" if creates else ""))
-    if tournament:
-        p.add_argument("-t", "--tournament", metavar="CODE", help="tournament code (default: the latest created)")
-
-
-def _who(p, required=True, which=None):
-    """--by and --why, kept in the history. --by may come from $NAKK_JUDGE, so _need_who checks it;
-    --why is required by argparse where every use of the command needs it (which: the actions that do)."""
-    what = "required for %s" % which if which else "required"
-    g = p.add_argument_group("%s: who and why (kept in the history)" % what)
-    judge = os.environ.get("NAKK_JUDGE")
-    g.add_argument("--by", metavar="NAME", default=judge,
-                   help="who does this (%s; %s)" % (what, "default: %s, from $NAKK_JUDGE" % judge if judge
-                                                     else "or set $NAKK_JUDGE"))
-    g.add_argument("--why", metavar="TEXT", required=required, help="why (%s)" % what)
+def _open(args, who=False):
+    """(database, tournament) as -t names it; who: --by and --why are checked first."""
+    if who:
+        _need_who(args)
+    conn = _db(args)
+    return conn, _tour(conn, args)
 
 
 def _need_who(args):
@@ -72,11 +61,6 @@ def _need_who(args):
         _fail("say who does this: --by NAME (or set NAKK_JUDGE)", 2)
     if not args.why:
         _fail("say why: --why TEXT", 2)
-
-
-def _console():
-    from rich.console import Console
-    return Console(width=None if sys.stdout.isatty() else 160, highlight=False)
 
 
 def _print_table(title, columns, rows, caption=None):
@@ -131,37 +115,12 @@ def cmd_tournament(args):
     return 0
 
 
-def add_tournament(sub):
-    p = sub.add_parser("tournament", help="create a tournament (a stage, a team event), or list them",
-                       description="Create a tournament: its name, date, place, ruleset and settings, format and "
-                       "rounds, optionally a stage of a season; or list the tournaments in the database.")
-    p.add_argument("action", choices=("new", "list"))
-    p.add_argument("name", nargs="?", help="the tournament's name (new)")
-    p.add_argument("--ruleset", choices=("saare-2020", "saare-classic", "sasku", "schmier"))
-    p.add_argument("--format", choices=sorted(T.FORMATS), help="stage (Saare mäng), teams (Turniirisasku), "
-                   "schmier (default: from the ruleset)")
-    p.add_argument("--rounds", type=int, help="number of rounds")
-    p.add_argument("--boards", type=int, help="Turniirisasku: boards a match (each room plays them all)")
-    p.add_argument("--date", help="YYYY-MM-DD")
-    p.add_argument("--place")
-    p.add_argument("--season", help="the season this stage belongs to (created if new)")
-    p.add_argument("--code", help="the code the boxes carry (default: from date and name)")
-    p.add_argument("--draw", default="auto", choices=("auto", "round-robin", "swiss"),
-                   help="auto: round robin when everyone can meet within the rounds, else Swiss")
-    p.add_argument("--order", help="standings order, comma separated (stage default: wins,diff,nakks; "
-                   "also against, h2h)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="a ruleset setting (nakk rules NAME)")
-    _common(p, tournament=False, creates=True)
-    p.set_defaults(func=cmd_tournament)
-
-
 # ---------------------------------------------------------------- players
 
 @_guard
 def cmd_players(args):
     from nakk_host import players as P
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     if args.action == "import":
         if not args.arg:
             _fail("nakk players import FILE.csv", 2)
@@ -207,21 +166,6 @@ def _say_barred(added):
               "draw and the standings" % ", ".join("no %d %s" % (e["no"], e["name"]) for e in barred))
 
 
-def add_players(sub):
-    p = sub.add_parser("players", help="import, list, add, withdraw or rename pairs and teams",
-                       description="The tournament's pairs (teams): import a CSV (header: name/nimi, "
-                       "player/mängija columns, club/klubi; UTF-8 with or without a BOM, or Windows-1257 as "
-                       "Estonian Excel writes it; the encoding found is said), list, add one, withdraw, rename "
-                       "(a pair's number never changes).")
-    p.add_argument("action", choices=("import", "list", "add", "withdraw", "rename"))
-    p.add_argument("arg", nargs="*", help="FILE (import), NAME (add), NO (withdraw), NO NEW NAME (rename)")
-    p.add_argument("--player", action="append", help="a player's name (add, rename), once per player")
-    p.add_argument("--club")
-    _who(p, required=False, which="withdraw and rename")
-    _common(p)
-    p.set_defaults(func=cmd_players)
-
-
 # ---------------------------------------------------------------- round
 
 def _draw_rows(t, rt, bye="bye"):
@@ -256,8 +200,7 @@ def _print_round(conn, t, round_no):
 @_guard
 def cmd_round(args):
     from nakk_host import draw as D
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     if args.html:
         from nakk_host import textfile
         textfile.output_file(args.html, force=args.force, option="--html")   # before a round is drawn
@@ -308,20 +251,6 @@ def round_html(conn, t, round_no):
                             headers={"table": "Laud / table", "room": "Tuba / room", "a": "A", "b": "B", "c": "C"})
 
 
-def add_round(sub):
-    p = sub.add_parser("round", help="draw the next round and print it for the hall",
-                       description="Draw the next round and number the tables: a round robin when the field can "
-                       "all meet within the rounds, Swiss by the standings otherwise (no repeat opponents while "
-                       "avoidable, a bye for an odd field); Turniirisasku: teams in two rooms; Schmier: three "
-                       "teams a table. Repeatable from --seed. --show N prints a drawn round with each table's state.")
-    p.add_argument("--seed", type=int, help="the draw's seed (default: a fresh one, printed)")
-    p.add_argument("--show", type=int, nargs="?", const=0, metavar="N", help="print round N (default: the latest)")
-    p.add_argument("--html", metavar="FILE", help="also write the draw as a printable page")
-    p.add_argument("--force", action="store_true", help="overwrite --html's file")
-    _common(p)
-    p.set_defaults(func=cmd_round)
-
-
 # ---------------------------------------------------------------- assign
 
 def _check_image(image):
@@ -343,8 +272,7 @@ def _check_image(image):
 @_guard
 def cmd_assign(args):
     from nakk_host import assign as A
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args)
     rn = args.round or S.current_round(conn, t)
     if not rn:
         _fail("no round drawn yet: nakk round")
@@ -387,34 +315,12 @@ def cmd_assign(args):
     return 0
 
 
-def add_assign(sub):
-    p = sub.add_parser("assign", help="push a table's match to its box (tournament, table, round, ruleset, sides, clock)",
-                       description="Build a table's assignment from the round's draw (tournament, table, round, "
-                       "ruleset and settings, the sides with names, boards and room, the clock) and push it to its "
-                       "box over USB: --port URL, or the one box connected. The box offers it, one OK starts it, and "
-                       "its score screen names the pairs. --image writes it onto a simulator's flash image instead; --print shows "
-                       "every table's assignment as JSON lines.")
-    p.add_argument("--round", type=int, help="round (default: the latest drawn)")
-    p.add_argument("--table", type=int)
-    p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
-    where = p.add_mutually_exclusive_group()        # one place the assignment goes
-    where.add_argument("--port", metavar="URL", help="the box's port (default: the one box connected)")
-    where.add_argument("--image", metavar="FILE", help="a simulator's flash image to put the assignment on")
-    where.add_argument("--print", action="store_true", help="print the assignments as JSON lines, push nothing")
-    where.add_argument("--all", action="store_true", help="every connected box gets the match of the table its "
-                   "name ends in (nakk pair --name 'laud 3'; Turniirisasku 'laud 3/2' for room 2)")
-    _common(p)
-    p.set_defaults(func=cmd_assign)
-
-
 # ---------------------------------------------------------------- enter and close
 
 @_guard
 def cmd_enter(args):
     from nakk_host import enter as E
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    conn, t = _open(args, who=True)
     sheet = E.sheet_for(conn, t, args.round, args.table, args.room or (1 if t["format"] == "teams" else 0))
     setup = sheet.events[0]
     print("Paper sheet: %s round %d table %d%s, %s" % (
@@ -440,46 +346,21 @@ def cmd_enter(args):
     return 0
 
 
-def add_enter(sub):
-    p = sub.add_parser("enter", help="type in a paper scoresheet deal by deal, checked as the box checks it",
-                       description="Type in a table's paper scoresheet, deal by deal: the questions come from the "
-                       "ruleset's own form (as on the box), every entry is checked by the same rules, a refused "
-                       "entry says why and loses nothing. Answers: the choice's number and the side it takes "
-                       "(e.g. `2 B`). Stored as a paper result when the match is over.")
-    p.add_argument("--round", type=int, required=True)
-    p.add_argument("--table", type=int, required=True)
-    p.add_argument("--room", type=int, help="Turniirisasku: 1 or 2")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_enter)
-
-
 @_guard
 def cmd_close(args):
     from nakk_host import enter as E
-    _need_who(args)
-    conn = _db(args)
-    t = _tour(conn, args)
+    from nakk_host import textfile
+    conn, t = _open(args, who=True)
     events = []
-    if args.events or args.image:
-        from nakk.event import EventError, parse
-        if args.image:
-            from nakk_host import simulator as Sim
-            try:
-                lines = Sim.dump_events(args.image)
-            except Sim.SimulatorError as e:
-                _fail(str(e))
-        else:
-            from nakk_host import textfile
-            lines = textfile.event_lines(args.events)     # the reader `nakk score` uses: a BOM is skipped
-        for n, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                events.append(parse(line.strip()))
-            except EventError as e:
-                _fail("%sline %d: %s%s" % ("" if args.image else args.events + " ", n,
-                                           (e.field + ": ") if e.field else "", e.reason), 2)
+    if args.image:
+        from nakk_host import simulator as Sim
+        try:
+            lines = Sim.dump_events(args.image)
+        except Sim.SimulatorError as e:
+            _fail(str(e))
+        events = textfile.events(lines)
+    elif args.events:
+        _, events = textfile.read_events(args.events)     # the reader `nakk score` uses
     room = args.room or 0
     rid, status, problems = E.close(conn, t, args.round, args.table, args.by, args.why, events, room, args.forfeit)
     print("round %d table %d closed (%s, %d events kept): stored as %s (%s)" % (
@@ -488,21 +369,93 @@ def cmd_close(args):
     return 0
 
 
-def add_close(sub):
-    p = sub.add_parser("close", help="close a match left unfinished on a dead box (forfeit or rescue), keeping its deals",
-                       description="Close a table's unfinished match: its events so far (--image of the box's "
-                       "flash, or --events FILE of JSON lines) are kept, then the judge's close (no winner) or a "
-                       "forfeit (--forfeit SIDE).")
-    p.add_argument("--round", type=int, required=True)
-    p.add_argument("--table", type=int, required=True)
-    p.add_argument("--room", type=int)
-    p.add_argument("--forfeit", choices=("A", "B", "C"), help="the side that forfeits")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--events", metavar="FILE", help="the match's events so far (JSON lines)")
-    src.add_argument("--image", metavar="FILE", help="the box's flash image (read by the firmware's own reader)")
-    _who(p)
-    _common(p)
-    p.set_defaults(func=cmd_close)
+COMMANDS = (
+    Command("tournament", cmd_tournament,
+            "create a tournament (a stage, a team event), or list them",
+            "Create a tournament: its name, date, place, ruleset and settings, format and "
+                "rounds, optionally a stage of a season; or list the tournaments in the database.",
+            arg("action", choices=("new", "list")),
+            arg("name", nargs="?", help="the tournament's name (new)"),
+            arg("--ruleset", choices=("saare-2020", "saare-classic", "sasku", "schmier")),
+            arg("--format", choices=sorted(T.FORMATS), help="stage (Saare mäng), teams (Turniirisasku), "
+                "schmier (default: from the ruleset)"),
+            arg("--rounds", type=int, help="number of rounds"),
+            arg("--boards", type=int, help="Turniirisasku: boards a match (each room plays them all)"),
+            arg("--date", help="YYYY-MM-DD"),
+            arg("--place"),
+            arg("--season", help="the season this stage belongs to (created if new)"),
+            arg("--code", help="the code the boxes carry (default: from date and name)"),
+            arg("--draw", default="auto", choices=("auto", "round-robin", "swiss"), help="auto: round robin when everyone can meet within the rounds, else Swiss"),
+            arg("--order", help="standings order, comma separated (stage default: wins,diff,nakks; "
+                "also against, h2h)"),
+            arg("--set", action="append", metavar="KEY=VALUE", help="a ruleset setting (nakk rules NAME)"),
+            judged(creates=True)),
 
+    Command("players", cmd_players,
+            "import, list, add, withdraw or rename pairs and teams",
+            "The tournament's pairs (teams): import a CSV (header: name/nimi, "
+                "player/mängija columns, club/klubi; UTF-8 with or without a BOM, or Windows-1257 as "
+                "Estonian Excel writes it; the encoding found is said), list, add one, withdraw, rename "
+                "(a pair's number never changes).",
+            arg("action", choices=("import", "list", "add", "withdraw", "rename")),
+            arg("arg", nargs="*", help="FILE (import), NAME (add), NO (withdraw), NO NEW NAME (rename)"),
+            arg("--player", action="append", help="a player's name (add, rename), once per player"),
+            arg("--club"),
+            who(required=False, which="withdraw and rename"),
+            judged()),
 
-COMMANDS = (add_tournament, add_players, add_round, add_assign, add_enter, add_close)
+    Command("round", cmd_round,
+            "draw the next round and print it for the hall",
+            "Draw the next round and number the tables: a round robin when the field can "
+                "all meet within the rounds, Swiss by the standings otherwise (no repeat opponents while "
+                "avoidable, a bye for an odd field); Turniirisasku: teams in two rooms; Schmier: three "
+                "teams a table. Repeatable from --seed. --show N prints a drawn round with each table's state.",
+            arg("--seed", type=int, help="the draw's seed (default: a fresh one, printed)"),
+            arg("--show", type=int, nargs="?", const=0, metavar="N", help="print round N (default: the latest)"),
+            arg("--html", metavar="FILE", help="also write the draw as a printable page"),
+            arg("--force", action="store_true", help="overwrite --html's file"),
+            judged()),
+
+    Command("assign", cmd_assign,
+            "push a table's match to its box (tournament, table, round, ruleset, sides, clock)",
+            "Build a table's assignment from the round's draw (tournament, table, round, "
+                "ruleset and settings, the sides with names, boards and room, the clock) and push it to its "
+                "box over USB: --port URL, or the one box connected. The box offers it, one OK starts it, and "
+                "its score screen names the pairs. --image writes it onto a simulator's flash image instead; --print shows "
+                "every table's assignment as JSON lines.",
+            arg("--round", type=int, help="round (default: the latest drawn)"),
+            arg("--table", type=int),
+            arg("--room", type=int, help="Turniirisasku: 1 or 2"),
+            either(arg("--port", metavar="URL", help="the box's port (default: the one box connected)"),
+                   arg("--image", metavar="FILE", help="a simulator's flash image to put the assignment on"),
+                   arg("--print", action="store_true", help="print the assignments as JSON lines, push nothing"),
+                   arg("--all", action="store_true", help="every connected box gets the match of the table its "
+                    "name ends in (nakk pair --name 'laud 3'; Turniirisasku 'laud 3/2' for room 2)")),
+            judged()),
+
+    Command("enter", cmd_enter,
+            "type in a paper scoresheet deal by deal, checked as the box checks it",
+            "Type in a table's paper scoresheet, deal by deal: the questions come from the "
+                "ruleset's own form (as on the box), every entry is checked by the same rules, a refused "
+                "entry says why and loses nothing. Answers: the choice's number and the side it takes "
+                "(e.g. `2 B`). Stored as a paper result when the match is over.",
+            arg("--round", type=int, required=True),
+            arg("--table", type=int, required=True),
+            arg("--room", type=int, help="Turniirisasku: 1 or 2"),
+            who(),
+            judged()),
+
+    Command("close", cmd_close,
+            "close a match left unfinished on a dead box (forfeit or rescue), keeping its deals",
+            "Close a table's unfinished match: its events so far (--image of the box's "
+                "flash, or --events FILE of JSON lines) are kept, then the judge's close (no winner) or a "
+                "forfeit (--forfeit SIDE).",
+            arg("--round", type=int, required=True),
+            arg("--table", type=int, required=True),
+            arg("--room", type=int),
+            arg("--forfeit", choices=("A", "B", "C"), help="the side that forfeits"),
+            either(arg("--events", metavar="FILE", help="the match's events so far (JSON lines)"),
+                   arg("--image", metavar="FILE", help="the box's flash image (read by the firmware's own reader)")),
+            who(),
+            judged()),
+)

@@ -43,8 +43,8 @@ def discover():
                 out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or "")))
     except Exception:      # a platform whose port list fails still finds simulators
         pass
-    from nakk_host import simulator
-    for e in simulator.registered_simulators():
+    from nakk_host import simregistry
+    for e in simregistry.registered_simulators():
         out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", "")))))
     return out
 
@@ -187,13 +187,16 @@ class Box(Line):
         fields.setdefault("clock", int(time.time()))
         return self.signed("assign", fields, key, hello, retry=False)
 
-    def pair(self, key, nonce, judge, timeout=PAIR_TIMEOUT, consent=None):
+    def pair(self, key, nonce, judge, timeout=PAIR_TIMEOUT, consent=None, wifi=None):
         """Give the box its key, naming the judge (the box shows the name); returns once someone at
         the box held PREV+NEXT (Refused if not). consent: proto.consent_msg signed with the box's
-        current key, for a box already paired with this judge."""
+        current key, for a box already paired with this judge. wifi: {"ssid", "password", "live":
+        "HOST:PORT"}, the network a Pico W reports live scores over (docs/live.md)."""
         fields = {"key": key.hex(), "nonce": nonce, "judge": judge}
         if consent is not None:
             fields["consent"] = consent.hex()
+        if wifi is not None:
+            fields["wifi"] = dict(wifi)
         return self.request("pair", fields, timeout=timeout, retry=False)
 
     def repl(self, key=None, hello=None):

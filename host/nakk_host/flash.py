@@ -145,7 +145,7 @@ class Probe:
     @property
     def arch(self):
         """mpy-cross's -march for this box's native code (armv6m on a Pico), or None."""
-        from nakk_host.simulator import arch_of
+        from nakk_host.unixport import arch_of
         return arch_of(self.mpy)
 
     @property

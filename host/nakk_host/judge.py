@@ -4,11 +4,13 @@ Tables and the progress bar are rich's; --json prints one JSON document for scri
 """
 
 import json
+import os
 import secrets
 import sys
 
 from nakk.link import proto
 from nakk.link.sign import KEY_LEN, hmac_sha256
+from nakk_host.cmdtable import Command, arg, db
 
 
 def _errors():
@@ -24,13 +26,6 @@ def _db(path, create=False):
         return store.open_db(path, create=create)
     except store.StoreError as e:
         raise _errors()(str(e))
-
-
-def _db_option(p, note=None):
-    """--db, the same for every command: $NAKK_DB or ./nakk.db, shown as it is now."""
-    from nakk_host import store
-    p.add_argument("--db", default=store.default_db(), metavar="FILE",
-                   help="the judge's database (%s%s)" % (store.default_help(), "; " + note if note else ""))
 
 
 def _ports(urls):
@@ -127,20 +122,6 @@ def cmd_sync(args):
     return status
 
 
-def add_sync(sub):
-    p = sub.add_parser("sync", help="pull every finished match from the boxes into the judge's database",
-                       description="Find every connected box (USB 2E8A:0005 and running simulators) or the ports "
-                       "named, and for each, concurrently: pull its finished matches, check their signatures, "
-                       "count them again with nakk.rules, store them (exactly once), and only then acknowledge "
-                       "them so the box drops them.")
-    _db_option(p)
-    p.add_argument("--port", action="append", metavar="URL",
-                   help="a box's port: a device path, socket://host:port, ... (repeat for more; default: every box found)")
-    p.add_argument("--timeout", type=float, default=None, help="seconds to wait for a box's answer (default 3)")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(func=cmd_sync)
-
-
 # ---------------------------------------------------------------- results
 
 def result_rows(conn):
@@ -205,15 +186,6 @@ def _s(v):
     return "-" if v is None else str(v)
 
 
-def add_results(sub):
-    p = sub.add_parser("results", help="list the results stored in the judge's database",
-                       description="List the stored results: box, table, round, ruleset, sides, totals, winner, "
-                       "and whether each was verified or flagged (with why).")
-    _db_option(p)
-    p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.set_defaults(func=cmd_results)
-
-
 # ---------------------------------------------------------------- pair
 
 def default_judge():
@@ -248,10 +220,12 @@ def _check_db_for_pairing(db):
         raise _errors()(str(e))
 
 
-def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
+def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None, wifi=None):
     """Pair the box at url with this judge: a fresh key, confirmed at the box by holding PREV and
     NEXT together while it shows the judge's name. A box this judge paired before is given the new
-    key with the old one's consent; one paired with another judge refuses. Returns the hello."""
+    key with the old one's consent; one paired with another judge refuses. wifi: the network and
+    the live server's address a Pico W box reports over (docs/live.md), kept on the box and in the
+    database, never printed. Returns the hello."""
     import hashlib
     import os
     from nakk_host import device as D
@@ -277,7 +251,7 @@ def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
                     nonce, h["device"], h["fs_id"], hashlib.sha256(key).hexdigest(), who))
             say("Box %s (filesystem %s): confirm at the box: hold PREV and NEXT together." % (h["device"], h["fs_id"]))
             try:
-                r = box.pair(key, nonce, who, timeout=timeout or D.PAIR_TIMEOUT, consent=consent)
+                r = box.pair(key, nonce, who, timeout=timeout or D.PAIR_TIMEOUT, consent=consent, wifi=wifi)
             except D.Refused as e:
                 raise E("not paired: %s" % e.why)
             want = hmac_sha256(key, proto.pair_msg(nonce, h["device"], h["fs_id"]))
@@ -287,6 +261,8 @@ def pair_box(db, url, name=None, timeout=None, say=print, judge_name=None):
             if conn is None:
                 conn = _db(db, create=True)
             store.save_pairing(conn, h["device"], h["fs_id"], key, name)
+            from nakk_host import livestore
+            livestore.save_wifi(conn, h["device"], wifi)
             return h
     except D.DeviceError as e:
         raise E(str(e))
@@ -306,24 +282,32 @@ def cmd_pair(args):
             raise _errors()("%d boxes found: name the one to pair with --port (%s)"
                             % (len(ports), ", ".join(p.url for p in ports)), 2)
         url = ports[0].url
-    h = pair_box(args.db, url, args.name, args.timeout, judge_name=args.judge)
+    h = pair_box(args.db, url, args.name, args.timeout, judge_name=args.judge, wifi=_wifi_args(args))
     print("Paired box %s (filesystem %s) with %s: nakk sync now takes its results." % (h["device"], h["fs_id"], args.db))
+    if args.wifi:
+        print("It reports live scores over Wi-Fi network %r to %s (a Pico W; the password is kept, not shown)."
+              % (args.wifi, args.live))
     return 0
 
 
-def add_pair(sub):
-    p = sub.add_parser("pair", help="pair a box with this judge (a key, confirmed at the box by holding PREV+NEXT)",
-                       description="Give a box a fresh signing key, kept in the judge's database. The box must be on "
-                       "its start screen; it asks (\"Paarida kohtuniku arvutiga?\", naming the judge): nothing "
-                       "changes until PREV and NEXT are held together at the box. A box paired with another judge "
-                       "refuses (docs/security.md).")
-    p.add_argument("--port", metavar="URL", help="the box's port (default: the only box found)")
-    _db_option(p, "created if missing")
-    p.add_argument("--name", help="what the judge calls this box (e.g. 'laud 3')")
-    p.add_argument("--judge", metavar="NAME", help="the judge's name the box shows and keeps (default: $NAKK_JUDGE, "
-                   "else nakk@<this computer>)")
-    p.add_argument("--timeout", type=float, help="seconds to wait for the long press (default 75)")
-    p.set_defaults(func=cmd_pair)
+def _wifi_args(args):
+    """The --wifi/--password/--live options as the pair request's wifi, or None; refused in words."""
+    E = _errors()
+    if not args.wifi and not args.live:
+        return None
+    if not args.wifi or not args.live:
+        raise E("--wifi SSID and --live HOST:PORT go together (the network and the judge's live server)", 2)
+    pw = args.password if args.password is not None else os.environ.get("NAKK_WIFI_PASSWORD")
+    if pw is None:
+        raise E("--wifi needs the network's password: --password or $NAKK_WIFI_PASSWORD", 2)
+    from nakk_host import live
+    try:
+        live.parse_address(args.live)
+    except live.LiveError as e:
+        raise E(str(e), 2)
+    if not 1 <= len(args.wifi) <= 32 or len(pw) > 63:
+        raise E("--wifi: 1 to 32 characters; --password: at most 63", 2)
+    return {"ssid": args.wifi, "password": pw, "live": args.live}
 
 
 # ---------------------------------------------------------------- doctor
@@ -412,17 +396,50 @@ def cmd_doctor(args):
     return 0 if all(not b["problems"] for b in boxes) else 1
 
 
-def add_doctor(sub):
-    p = sub.add_parser("doctor", help="list the connected boxes and anything wrong with them",
-                       description="List every connected box (or the ports named): firmware and protocol version, "
-                       "filesystem id, paired or not, unsynced results, free flash, and what is wrong, in words.")
-    p.add_argument("--port", action="append", metavar="URL", help="a box's port (repeat; default: every box found)")
-    _db_option(p, "to check pairings; not needed with --hardware")
-    p.add_argument("--timeout", type=float, help="seconds to wait for a box's answer (default 3)")
-    p.add_argument("--json", action="store_true", help="print the findings as JSON")
-    p.add_argument("--hardware", action="store_true",
-                   help="check one box's display, rings, buttons (press each when asked), RAM and clock")
-    p.set_defaults(func=cmd_doctor)
+COMMANDS = (
+    Command("sync", cmd_sync,
+            "pull every finished match from the boxes into the judge's database",
+            "Find every connected box (USB 2E8A:0005 and running simulators) or the ports "
+                "named, and for each, concurrently: pull its finished matches, check their signatures, "
+                "count them again with nakk.rules, store them (exactly once), and only then acknowledge "
+                "them so the box drops them.",
+            db(),
+            arg("--port", action="append", metavar="URL", help="a box's port: a device path, socket://host:port, ... (repeat for more; default: every box found)"),
+            arg("--timeout", type=float, default=None, help="seconds to wait for a box's answer (default 3)"),
+            arg("--json", action="store_true", help="print the summary as JSON")),
 
+    Command("results", cmd_results,
+            "list the results stored in the judge's database",
+            "List the stored results: box, table, round, ruleset, sides, totals, winner, "
+                "and whether each was verified or flagged (with why).",
+            db(),
+            arg("--json", action="store_true", help="print the results as JSON")),
 
-COMMANDS = (add_sync, add_results, add_pair, add_doctor)
+    Command("pair", cmd_pair,
+            "pair a box with this judge (a key, confirmed at the box by holding PREV+NEXT)",
+            "Give a box a fresh signing key, kept in the judge's database. The box must be on "
+                "its start screen; it asks (\"Paarida kohtuniku arvutiga?\", naming the judge): nothing "
+                "changes until PREV and NEXT are held together at the box. A box paired with another judge "
+                "refuses (docs/security.md).",
+            arg("--port", metavar="URL", help="the box's port (default: the only box found)"),
+            db("created if missing"),
+            arg("--name", help="what the judge calls this box (e.g. 'laud 3')"),
+            arg("--judge", metavar="NAME", help="the judge's name the box shows and keeps (default: $NAKK_JUDGE, "
+                "else nakk@<this computer>)"),
+            arg("--timeout", type=float, help="seconds to wait for the long press (default 75)"),
+            arg("--wifi", metavar="SSID", help="a Pico W box: the hall's Wi-Fi network it reports live scores "
+                "over (docs/live.md); with --live"),
+            arg("--password", help="the Wi-Fi network's password (default: $NAKK_WIFI_PASSWORD); kept on the box "
+                "and in the database, never shown"),
+            arg("--live", metavar="HOST:PORT", help="where the judge's live server listens (nakk serve --live)")),
+
+    Command("doctor", cmd_doctor,
+            "list the connected boxes and anything wrong with them",
+            "List every connected box (or the ports named): firmware and protocol version, "
+                "filesystem id, paired or not, unsynced results, free flash, and what is wrong, in words.",
+            arg("--port", action="append", metavar="URL", help="a box's port (repeat; default: every box found)"),
+            db("to check pairings; not needed with --hardware"),
+            arg("--timeout", type=float, help="seconds to wait for a box's answer (default 3)"),
+            arg("--json", action="store_true", help="print the findings as JSON"),
+            arg("--hardware", action="store_true", help="check one box's display, rings, buttons (press each when asked), RAM and clock")),
+)

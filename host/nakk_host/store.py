@@ -149,6 +149,27 @@ CREATE INDEX records_tournament ON records (tournament_id, kind);
 ALTER TABLE assignments ADD COLUMN aid TEXT;   -- the assignment's id (its record's "assignment"), NULL before
 CREATE INDEX assignments_aid ON assignments (aid);
 """),
+    ("live scores: the events Pico W boxes send while they play (docs/live.md), never a result", """
+CREATE TABLE live_events (
+    result_id   TEXT NOT NULL,             -- "<fs_id>-<match_no>", as the synced result will be
+    device_id   TEXT NOT NULL,
+    fs_id       TEXT NOT NULL,
+    match_no    INTEGER NOT NULL,
+    seq         INTEGER NOT NULL,          -- the event's seq: stored 1, 2, 3 ... with no gap, once each
+    event       BLOB NOT NULL,             -- the event's exact stored bytes, as the box signed them
+    received_at REAL NOT NULL,             -- Unix time the live server stored it
+    PRIMARY KEY (result_id, seq)
+);
+CREATE INDEX live_events_device ON live_events (device_id, received_at);
+CREATE TABLE live_refused (
+    device_id   TEXT NOT NULL,             -- the box a refused frame claimed to come from ('?' if none)
+    why         TEXT NOT NULL,             -- 'forged' | 'replayed' | 'unknown-box' | 'damaged' | 'conflict'
+    n           INTEGER NOT NULL,
+    last_at     TEXT NOT NULL,
+    PRIMARY KEY (device_id, why)
+);
+ALTER TABLE devices ADD COLUMN wifi TEXT;  -- JSON {"ssid", "password", "live"} given at pairing: never shown
+"""),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

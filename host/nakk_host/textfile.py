@@ -6,7 +6,8 @@ things: a UTF-8 byte-order mark at the start is skipped (Notepad writes one);
 text that is not UTF-8 (a Latin-1 or Windows-1257 export) is named by line,
 byte and column; an event whose strings hold a lone surrogate (JSON's `\\ud800`,
 which is no character and cannot be printed nor stored as text) is refused by
-line and field. Each refusal is one TextFileError (a CommandError, exit 2).
+line and field. Events are parsed by one function (events()) whatever their
+source. Each refusal is one TextFileError (a CommandError, exit 2).
 
 Output paths (a screenshot, a printable draw, an export folder) are checked
 with output_file() and output_dir() before anything is played, drawn or
@@ -84,24 +85,37 @@ def lone_surrogate(value, field=""):
     return None
 
 
-def event_lines(path):
-    """The file's lines as bytes, for nakk.match.read_lines (which reports what is not JSON or
-    not UTF-8 by line and column, and skips blank lines): BOM skipped, and a line whose event
-    holds a lone surrogate refused here, before anything prints or stores it."""
+def events(lines):
+    """The events of JSON lines (bytes or str), blank lines skipped: the one reader of an events file
+    (`nakk score`, `nakk close --events` and `--image`), so a bad line is said in the same words and with
+    the same line number everywhere. Each event is parsed and folded as nakk.match.read_lines does
+    (`line N: field: reason`; text that is not UTF-8 by byte and column; an event the match cannot take,
+    such as a deal before the setup); a string holding a lone surrogate is refused before anything
+    prints or stores it. TextFileError (exit 2) at the first bad line."""
     from nakk.event import EventError, parse
-    lines = read_bytes(path).split(b"\n")
+    from nakk.match import Match
+    m = Match()
+    out = []
     for n, line in enumerate(lines, 1):
-        if b"\\u" not in line:
-            continue                     # only a \u escape can make a lone surrogate
+        if not line.strip():
+            continue
         try:
             ev = parse(line.strip())
-        except EventError:
-            continue                     # said by the reader, with its line, in its words
-        bad = lone_surrogate(ev)
-        if bad:
-            raise TextFileError("%sline %d: %s: a lone surrogate (\\ud800-\\udfff without its pair) is not "
-                                "a character" % ("" if path == "-" else path + " ", n, bad))
-    return lines
+            bad = lone_surrogate(ev)
+            if bad:
+                raise TextFileError("line %d: %s: a lone surrogate (\\ud800-\\udfff without its pair) is not "
+                                    "a character" % (n, bad))
+            m.apply(ev)
+        except EventError as e:
+            raise TextFileError("line %d: %s%s" % (n, (e.field + ": ") if e.field else "", e.reason))
+        out.append(ev)
+    return out
+
+
+def read_events(path):
+    """(lines as bytes, events) of an events file (path "-": standard input), BOM skipped; see events()."""
+    lines = read_bytes(path).split(b"\n")
+    return lines, events(lines)
 
 
 class PathError(CommandError):

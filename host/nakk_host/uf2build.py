@@ -41,6 +41,7 @@ import tempfile
 import time
 
 from nakk_host import build
+from nakk_host.cmdtable import Command, arg
 
 MICROPYTHON_TAG = "v1.28.0"
 MICROPYTHON_COMMIT = "e0e9fbb17ed6fd06bb76e266ae554784c9c80804"
@@ -54,6 +55,7 @@ ARCHIVES = {   # name: sha256 (the offline copies of the two trees above)
 }
 BOARD = "RPI_PICO"
 BOARD_FILE = "rpi-pico"              # in the UF2's name: nakk-<version>-rpi-pico.uf2
+BOARDS = {"rpi-pico": "RPI_PICO", "rpi-pico-w": "RPI_PICO_W"}   # the Pico W's: nakk-<version>-rpi-pico-w.uf2
 SOURCE_DATE_EPOCH = "1767225600"     # 2026-01-01 00:00 UTC: the date any build says it was made
 PREFIX = "/nakk-build"               # the work folder, as every compiled path names it
 INFO_MARK = b"NAKK-UF2 "             # nakk_build.INFO starts with this (found in the UF2 by uf2file.py)
@@ -163,8 +165,9 @@ def _git_tree(url, tag, commit, dest, log, submodules=False):
         if head != commit:
             raise Uf2BuildError("%s tag %s is commit %s, not the pinned %s" % (url, tag, head, commit))
         if submodules:
-            _run(["make", "-C", os.path.join(work, "ports", "rp2"), "BOARD=" + BOARD, "submodules"], log,
-                 what="make submodules")
+            for b in BOARDS.values():      # the Pico W's adds cyw43-driver, lwip and btstack
+                _run(["make", "-C", os.path.join(work, "ports", "rp2"), "BOARD=" + b, "submodules"], log,
+                     what="make submodules")
         for d, dirs, files in os.walk(work):        # .git folders, and the submodules' .git files
             if ".git" in dirs:
                 dirs.remove(".git")
@@ -260,7 +263,7 @@ def _firmware_files(fw):
     return out
 
 
-def inputs_key(fw, extra=()):
+def inputs_key(fw, extra=(), board=BOARD):
     """sha256 of every input of the build (see the module's docstring)."""
     h = hashlib.sha256()
 
@@ -268,7 +271,7 @@ def inputs_key(fw, extra=()):
         h.update(label.encode() + b"\0" + (data if isinstance(data, bytes) else data.encode()) + b"\0")
     add("micropython", MICROPYTHON_COMMIT)
     add("picotool", PICOTOOL_COMMIT)
-    add("board", BOARD)
+    add("board", board)
     add("epoch", SOURCE_DATE_EPOCH)
     for p in patches(fw):
         with open(p, "rb") as f:
@@ -284,12 +287,12 @@ def inputs_key(fw, extra=()):
     return h.hexdigest()
 
 
-def info_line(version, bid, journal):
+def info_line(version, bid, journal, board=BOARD):
     return "NAKK-UF2 board=%s version=%s build=%s journal=%d micropython=%s" % (
-        BOARD, version, bid, journal, MICROPYTHON_TAG[1:])
+        board, version, bid, journal, MICROPYTHON_TAG[1:])
 
 
-def _stage(work, fw, version, bid, journal):
+def _stage(work, fw, version, bid, journal, board=BOARD):
     """Write the stage folder (the firmware's files, the wrappers, nakk_build.py, the manifest)."""
     stage = os.path.join(work, "stage")
     shutil.rmtree(stage, ignore_errors=True)
@@ -300,8 +303,8 @@ def _stage(work, fw, version, bid, journal):
             f.write(data)
     files = {"boot.py": _BOOT, "main.py": _MAIN, "manifest.py": _MANIFEST,
              "nakk_build.py": ('# nakk_build.py: written by nakk build (host/nakk_host/uf2build.py), frozen into '
-                               'the UF2: which build this is.\nBUILD = "%s"\nINFO = "%s"\n'
-                               % (bid, info_line(version, bid, journal)))}
+                               'the UF2: which build this is.\nBUILD = "%s"\nBOARD = "%s"\nINFO = "%s"\n'
+                               % (bid, board, info_line(version, bid, journal, board)))}
     for name, text in files.items():
         with open(os.path.join(stage, name), "w") as f:
             f.write(text)
@@ -363,12 +366,13 @@ class Result:
         return os.path.getsize(self.path)
 
 
-def uf2_name(version):
-    return "nakk-%s-%s.uf2" % (version, BOARD_FILE)
+def uf2_name(version, board=BOARD):
+    return "nakk-%s-%s.uf2" % (version, {v: k for k, v in BOARDS.items()}[board])
 
 
-def build_uf2(out_dir=".", fw=None, cache=None, src=None, say=print):
-    """Build (or take from the cache) the UF2 of fw (default firmware/) into out_dir; a Result."""
+def build_uf2(out_dir=".", fw=None, cache=None, src=None, say=print, board=BOARD):
+    """Build (or take from the cache) the UF2 of fw (default firmware/) for board (BOARDS' values) into
+    out_dir; a Result. The boards share the tree and mpy-cross; each has its own build folder."""
     t0 = time.monotonic()
     fw = os.path.abspath(fw or build.firmware_dir())
     missing = tools_missing()
@@ -377,11 +381,11 @@ def build_uf2(out_dir=".", fw=None, cache=None, src=None, say=print):
                             "libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake build-essential)"
                             % ", ".join(missing))
     version, journal = firmware_version(fw)
-    key = inputs_key(fw)
+    key = inputs_key(fw, board=board)
     bid = key[:12]
     top = uf2_dir(cache)
     done = os.path.join(top, "out", key)
-    name = uf2_name(version)
+    name = uf2_name(version, board)
     cached = os.path.isfile(os.path.join(done, ".complete"))
     if not cached:
         os.makedirs(top, exist_ok=True)
@@ -393,20 +397,20 @@ def build_uf2(out_dir=".", fw=None, cache=None, src=None, say=print):
         work = os.path.join(top, "work")
         os.makedirs(work, exist_ok=True)
         tree = _tree(work, mp, fw, log, say)
-        manifest = _stage(work, fw, version, bid, journal)
+        manifest = _stage(work, fw, version, bid, journal, board)
         env = _env(work, pkg)
         say("building MicroPython %s for %s with the firmware frozen in (a few minutes the first time; log: %s)"
-            % (MICROPYTHON_TAG, BOARD, log))
+            % (MICROPYTHON_TAG, board, log))
         _run(["make", "-C", os.path.join(tree, "mpy-cross"), "-j" + JOBS], log, env=env, what="make (mpy-cross)")
-        _run(["make", "-C", os.path.join(tree, "ports", "rp2"), "BOARD=" + BOARD, "FROZEN_MANIFEST=" + manifest,
+        _run(["make", "-C", os.path.join(tree, "ports", "rp2"), "BOARD=" + board, "FROZEN_MANIFEST=" + manifest,
               "-j" + JOBS], log, env=env, what="make (MicroPython rp2 with the firmware frozen)")
-        bdir = os.path.join(tree, "ports", "rp2", "build-" + BOARD)
+        bdir = os.path.join(tree, "ports", "rp2", "build-" + board)
         tmp = tempfile.mkdtemp(dir=os.path.dirname(_mkdirs(done)), prefix=".out-")
         shutil.copyfile(os.path.join(bdir, "firmware.uf2"), os.path.join(tmp, name))
         shutil.copyfile(os.path.join(bdir, "firmware.elf"), os.path.join(tmp, "firmware.elf"))
         shutil.copyfile(os.path.join(bdir, "frozen_content.c"), os.path.join(tmp, "frozen_content.c"))
         with open(os.path.join(tmp, "info.json"), "w") as f:
-            json.dump({"version": version, "build": bid, "journal": journal, "key": key, "board": BOARD,
+            json.dump({"version": version, "build": bid, "journal": journal, "key": key, "board": board,
                        "micropython": MICROPYTHON_TAG}, f, sort_keys=True)
         with open(os.path.join(tmp, ".complete"), "w") as f:
             f.write("ok\n")
@@ -430,26 +434,31 @@ def _mkdirs(d):
 
 def cmd_build(args):
     from nakk_host.errors import CommandError
-    try:
-        r = build_uf2(args.out, src=args.sources)
-    except (Uf2BuildError, build.BuildError) as e:
-        raise CommandError(str(e))
-    print("%s: %d bytes, firmware %s, build %s, MicroPython %s for %s%s (%.1f s)"
-          % (r.path, r.size, r.version, r.build, MICROPYTHON_TAG, BOARD,
-             ", from the cache" if r.cached else "", r.seconds))
+    boards = list(BOARDS) if args.board == "all" else [args.board]
+    for b in boards:
+        try:
+            r = build_uf2(args.out, src=args.sources, board=BOARDS[b])
+        except (Uf2BuildError, build.BuildError) as e:
+            raise CommandError(str(e))
+        print("%s: %d bytes, firmware %s, build %s, MicroPython %s for %s%s (%.1f s)"
+              % (r.path, r.size, r.version, r.build, MICROPYTHON_TAG, BOARDS[b],
+                 ", from the cache" if r.cached else "", r.seconds))
     print("to install it: nakk flash --uf2 %s (or hold BOOTSEL while plugging the Pico in, "
           "then copy it onto the RPI-RP2 drive)" % r.path)
     return 0
 
 
-def add_build(sub):
-    p = sub.add_parser("build", help="build the UF2 to put on a Pico: MicroPython with the firmware frozen in",
-                       description="Make nakk-VERSION-rpi-pico.uf2: MicroPython %s for the Raspberry Pi Pico "
-                       "with the project's patches and firmware/ frozen in. Reproducible (the same inputs give the "
-                       "same bytes) and cached (~/.cache/nakk/uf2; $NAKK_CACHE moves it): a second build with "
-                       "nothing changed takes seconds. Needs the Arm toolchain and cmake." % MICROPYTHON_TAG)
-    p.add_argument("--out", default=".", metavar="DIR", help="folder to write the UF2 into (default: the current one)")
-    p.add_argument("--sources", metavar="DIR",
-                   help="folder with the MicroPython and picotool archives (default: $NAKK_MPBUILD, else "
-                        "../shared/mpbuild from the clone's root, else git from the internet)")
-    p.set_defaults(func=cmd_build)
+COMMANDS = (
+    Command("build", cmd_build,
+            "build the UF2 to put on a Pico: MicroPython with the firmware frozen in",
+            "Make nakk-VERSION-rpi-pico.uf2 (--board rpi-pico-w: nakk-VERSION-rpi-pico-w.uf2, the Pico W's, "
+                "with its Wi-Fi for the live scores): MicroPython %s for the Raspberry Pi Pico "
+                "with the project's patches and firmware/ frozen in. Reproducible (the same inputs give the "
+                "same bytes) and cached (~/.cache/nakk/uf2; $NAKK_CACHE moves it): a second build with "
+                "nothing changed takes seconds. Needs the Arm toolchain and cmake." % MICROPYTHON_TAG,
+            arg("--out", default=".", metavar="DIR", help="folder to write the UF2 into (default: the current one)"),
+            arg("--sources", metavar="DIR", help="folder with the MicroPython and picotool archives (default: $NAKK_MPBUILD, else "
+                "../shared/mpbuild from the clone's root, else git from the internet)"),
+            arg("--board", choices=sorted(BOARDS) + ["all"], default="rpi-pico",
+                help="the Pico (default), the Pico W, or all: each its own UF2, side by side")),
+)

@@ -27,7 +27,7 @@ import sys
 import time
 
 from nakk_host import flash as F
-from nakk_host.uf2build import BOARD, INFO_MARK
+from nakk_host.uf2build import BOARD, BOARDS, INFO_MARK
 
 UF2_MAGIC = (0x0A324655, 0x9E5D5157, 0x0AB16F30)
 FAMILY_ID_PRESENT = 0x00002000
@@ -83,13 +83,20 @@ def read_uf2(path):
     line = flat[i:end if end > 0 else i + 400].decode("ascii", "replace")
     fields = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
     info = Uf2Info(path, len(data) // 512, families, fields)
-    if info.board != BOARD:
+    if info.board not in BOARDS.values():       # the Pico's, or the Pico W's (the same RP2040, with Wi-Fi)
         raise F.FlashError("%s is nakk's firmware for %s, not for the Pico (%s)" % (path, info.board, BOARD))
     return info
 
 
 def refusal(info, hello):
     """Why the box answering hello cannot take this UF2, or None."""
+    have = hello.get("board") or BOARD          # a box before the Pico W's UF2 said no board: a Pico's
+    if info.board != have:
+        # the Pico's filesystem starts at 0xA0000, the Pico W's at 0x12C000 (its firmware is larger):
+        # the other board's UF2 would write over the results on flash, or leave them where it never looks
+        return ("%s is the firmware for %s, and this box runs the one for %s: their filesystems lie in "
+                "different places and its results would be lost (a box changes boards only when it is "
+                "empty: by hand, through its BOOTSEL drive)" % (os.path.basename(info.path), info.board, have))
     need = hello.get("journal", 0)
     if info.journal < need:
         return ("%s (firmware %s) reads journal format %d, and the box keeps format %d (firmware %s): "

@@ -1,6 +1,6 @@
 """Write finished matches (and optionally a pairing key) into a simulator's flash image, with the firmware's own journal.
 
-    micropython fill_journal.py IMAGE LINES COUNT [KEYHEX] [open]
+    micropython fill_journal.py IMAGE LINES COUNT [KEYHEX] [open] [live=HOST:PORT] [blocks=N]
 
 LINES holds one match: each line "E <event>" or "F <event>" (F: the match is
 finished after it, as the app marks it). The match is written COUNT times,
@@ -9,7 +9,9 @@ COUNT `full` writes it until the journal refuses another match (JournalFull:
 a full box). With `open` the last match is left in play: only its events
 before the first F line (with `full` it is written where another whole
 match would leave less than two matches' room above the journal's reserve).
-With KEYHEX the box is paired with that key, as the link stores it.
+With KEYHEX the box is paired with that key, as the link stores it; with live=HOST:PORT it
+is given a network for the live scores, as a pairing with --wifi stores it; blocks=N: a filesystem
+of N 4 KiB blocks (a Pico W's: 212) instead of the Pico's 352.
 """
 import sys
 
@@ -22,6 +24,8 @@ MOUNT = "/flash"
 
 
 def main(argv):
+    blocks = [int(a[7:]) for a in argv if a.startswith("blocks=")]
+    argv = [a for a in argv if not a.startswith("blocks=")]
     open_last = "open" in argv
     if open_last:
         argv = [a for a in argv if a != "open"]
@@ -34,7 +38,7 @@ def main(argv):
         if line[0] == 0x46:
             break
         unfinished.append(line)
-    bdev = mount_image(image, MOUNT)
+    bdev = mount_image(image, MOUNT, *blocks)
     try:
         j = Journal(MOUNT + "/journal")
         made = 0
@@ -61,6 +65,11 @@ def main(argv):
                          tag=1 if ev["seq"] == 2 and ev["type"] == "close" else 0)
             if not per:
                 per = free - j.free_bytes()
+        live = [a[5:] for a in argv if a.startswith("live=")]
+        argv = [a for a in argv if not a.startswith("live=")]
+        if live:      # the network for the live scores, as nakk.pairing stores it (docs/live.md)
+            from nakk.link import net
+            write_atomic(MOUNT + "/journal/net", net.config_record("nakk-test", "salasõna-123", live[0]))
         if len(argv) > 3:
             write_atomic(MOUNT + "/journal/key", record.encode(record.META, b"nakk-key 1 " + argv[3].encode()))
         print(j.fs_id, " ".join(str(m[0]) for m in j.matches()))

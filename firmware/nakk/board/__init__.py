@@ -1,4 +1,4 @@
-"""Hardware backends: pico.py (the real board) and sim.py (the unix-port simulator's driver).
+"""Hardware backends: pico.py (the real board), picow.py (the Pico W: the same, with Wi-Fi) and sim.py (the unix-port simulator's driver).
 
 A board module has one function, `build(**options)`, that builds every piece
 of hardware in one place and returns a Board: an object with these members,
@@ -24,6 +24,10 @@ which is all app.py ever touches.
                       most len(buf)) into buf and returns their count, or
                       None when none wait; never blocks, allocates nothing
                   serial.write(data)  sends bytes; returns how many
+    net         (optional) the network a Pico W box reports live scores over
+                (nakk.link.net): join(ssid, password) starts joining, up() is True
+                once on it; the Pico's board has none, the Pico W's has the
+                WLAN (picow.py), the simulator's the host's loopback
     device_id() hex string: machine.unique_id() on the Pico
     buzz(ms)    a short beep (may do nothing)
     feed()      feed the watchdog (may do nothing)

@@ -233,7 +233,9 @@ class UsbSerial:
 class Board:
     """The reference build's hardware; see board/__init__.py for the members."""
 
-    def __init__(self, watchdog=True, sides=3, buzzer=True):
+    def __init__(self, watchdog=True, sides=3, buzzer=True, vbus=None):
+        """vbus: what reads VBUS (an object with value()); default GP24's pin (a Pico W's board
+        gives its own: GP24 is the radio's data line there, picow.py)."""
         from nakk.drivers.rings import Rings
         from neopixel import NeoPixel
 
@@ -273,7 +275,7 @@ class Board:
         self._np = tuple(nps)
 
         # Supply sensing.
-        self._vbus = Pin(P.VBUS_SENSE, Pin.IN)
+        self._vbus = vbus if vbus is not None else Pin(P.VBUS_SENSE, Pin.IN)
         self._bat = machine.ADC(Pin(P.BAT_ADC))
 
         # Serial link: the USB CDC port (the REPL's).

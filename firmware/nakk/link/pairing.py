@@ -13,6 +13,7 @@ from nakk.compat import const
 import hashlib
 import time
 
+from nakk.journal import write_atomic
 from nakk.link import proto
 from nakk.link.sign import KEY_LEN, eq, hmac_sha256
 from nakk.link.trust import PAIR_MS, _Refuse, _hex
@@ -44,6 +45,7 @@ def request(link, rid, obj):
         raise _Refuse(proto.E_BAD, "key: %d bytes in hex" % KEY_LEN)
     if link.journal is None:
         raise _Refuse(proto.E_REFUSED, "this box's journal could not be opened: call the judge")
+    wifi = _wifi(obj.get("wifi"))
     if link.key is not None:
         # re-keying a paired box: only with its current judge's consent, signed with the old key
         c = obj.get("consent")
@@ -61,7 +63,7 @@ def request(link, rid, obj):
         raise _Refuse(proto.E_REFUSED, "this box cannot ask its players")
     if link._pair is not None:
         raise _Refuse(proto.E_BUSY, "a pairing is already waiting for the players")
-    link._pair = [rid, key, nonce, time.ticks_ms(), judge]
+    link._pair = [rid, key, nonce, time.ticks_ms(), judge, wifi]
     if ask(_Q_PAIR, lambda yes: answered(link, yes), PAIR_MS, judge) is False:
         link._pair = None
         raise _Refuse(proto.E_BUSY, "the box is not on its start screen (a match is in play, or a finished one "
@@ -81,6 +83,7 @@ def answered(link, yes):
         return
     try:
         link._save_key(key, judge)
+        _save_wifi(link, p[5])
     except OSError as e:
         link._error(rid, proto.E_FAILED, "could not save the key: %r" % (e,))
         return
@@ -120,5 +123,47 @@ def _forget(link, yes):
         return
     link.key = None
     link.judge = ""
+    try:
+        _save_wifi(link, None)        # the judge's network and address go with its key
+    except OSError:
+        pass
     link._fresh()
     link.app.say(_FORGOTTEN)
+
+
+def _wifi(w):
+    """A pair request's network for the live scores (docs/live.md): None, or (ssid, password,
+    "HOST:PORT"). Kept on the box, never shown, never sent back."""
+    if w is None:
+        return None
+    from nakk.link import net
+    if not isinstance(w, dict):
+        raise _Refuse(proto.E_BAD, "wifi: {ssid, password, live}")
+    ssid, pw, live = w.get("ssid"), w.get("password"), w.get("live")
+    if not isinstance(ssid, str) or not 1 <= len(ssid) <= 32:
+        raise _Refuse(proto.E_BAD, "wifi.ssid: 1 to 32 characters")
+    if not isinstance(pw, str) or len(pw) > 63:
+        raise _Refuse(proto.E_BAD, "wifi.password: at most 63 characters")
+    try:
+        net.split_address(live if isinstance(live, str) else "")
+    except ValueError:
+        raise _Refuse(proto.E_BAD, "wifi.live: the judge's HOST:PORT")
+    return ssid, pw, live
+
+
+def _save_wifi(link, wifi):
+    """The network of a confirmed pairing, beside the key (none given: the old one is dropped, so a
+    box never sends to a judge it is no longer paired with); the app starts or stops its live link."""
+    path = link.app.root + "/net"          # nakk.link.net.config_path, without loading nakk.link.net for a box without
+    if wifi is None:
+        try:
+            import os
+            os.remove(path)
+        except OSError:
+            return                          # there was none: nothing changes
+    else:
+        from nakk.link import net
+        write_atomic(path, net.config_record(wifi[0], wifi[1], wifi[2]))
+    changed = getattr(link.app, "net_changed", None)
+    if changed is not None:
+        changed()

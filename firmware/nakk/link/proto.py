@@ -260,3 +260,28 @@ def consent_msg(nonce, device_id, fs_id, new_key_sha256_hex, judge):
     new key: that new key's SHA-256, the pair request's nonce and the new judge's name."""
     return (b"nakk-consent 2\n" + _b(nonce) + b"\n" + _b(device_id) + b"\n" + _b(fs_id) + b"\n"
             + _b(new_key_sha256_hex) + b"\n" + _b(judge))
+
+
+# ---------------------------------------------------------------- the live link (docs/live.md)
+# A Pico W box sends each saved event to the judge's live server over TCP, in these same frames.
+
+def live_hello_msg(nonce, challenge, device_id, fs_id):
+    """What the live server signs in its answer to a box's hello: the box's fresh nonce and the
+    server's challenge for this connection, so the box knows it reached its own judge."""
+    return (b"nakk-live-hello 1\n" + _b(nonce) + b"\n" + _b(challenge) + b"\n" + _b(device_id) + b"\n"
+            + _b(fs_id))
+
+
+def live_msg(challenge, fid, device_id, result_id, seq, event):
+    """What a box signs for one event sent live: the connection's challenge and the frame's id
+    (a recorded frame is good on one connection, once), its device, the result id, the event's
+    seq and its exact stored bytes."""
+    return (b"nakk-live 1\n" + _b(challenge) + b"\n" + _b(str(fid)) + b"\n" + _b(device_id) + b"\n"
+            + _b(result_id) + b"\n" + _b(str(seq)) + b"\n" + _b(event))
+
+
+def live_ack_msg(nonce, fid, result_id, nxt):
+    """What the live server signs when it answers an event: the box's nonce of this connection,
+    the frame's id, the result id and the seq it wants next (all before it are stored)."""
+    return (b"nakk-live-ack 1\n" + _b(nonce) + b"\n" + _b(str(fid)) + b"\n" + _b(result_id) + b"\n"
+            + _b(str(nxt)))

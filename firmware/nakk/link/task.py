@@ -40,7 +40,7 @@ import asyncio
 import hashlib
 import time
 
-from nakk import BUILD, VERSION, record
+from nakk import BOARD, BUILD, VERSION, record
 from nakk.link import proto
 from nakk.event import EventError, encode, parse
 from nakk.journal import READ_BUF, write_atomic
@@ -321,6 +321,7 @@ class Link(Trust):
                 if not fin and table.n is not None and n < table.n:
                     damaged[n] = 1
         out = {"device": self.device, "fs_id": j.fs_id if j is not None else None, "fw": VERSION, "build": BUILD,
+               "board": BOARD,
                "proto": proto.VERSION, "journal": record.VERSION, "rulesets": list(rules.NAMES),
                "free": j.free_bytes() if j is not None else 0,
                "unsynced": table.waiting(), "ready": len(ready), "paired": self.key is not None,
@@ -329,6 +330,7 @@ class Link(Trust):
                "challenge": self.challenge, "rejected": self.rejected}
         if self.key is not None:
             out["judge"] = self.judge
+            out["live"] = _exists(self.app.root + "/net")   # a network for the live scores: never what it is
         if j is None:
             out["broken"] = table.broken or "the journal could not be opened"
         nonce = obj.get("nonce")
@@ -452,6 +454,14 @@ class Link(Trust):
         f = getattr(self.app, "journal_changed", None)
         if f is not None:
             f()
+
+
+def _exists(path):
+    try:
+        open(path, "rb").close()
+        return True
+    except OSError:
+        return False
 
 
 _HANDLERS = {"hello": Link.c_hello, "list": Link.c_list, "get": Link.c_get, "ack": Link.c_ack,

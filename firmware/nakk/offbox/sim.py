@@ -125,6 +125,21 @@ class SimSerial(_Stream):
         return n
 
 
+class SimNet:
+    """board.net in the simulator: the host's loopback, always up (the unix port's sockets are
+    the network; a test's relay stands in for the hall's Wi-Fi and its faults). The same shape
+    as the Pico W's (board/picow.py): join(ssid, password) starts joining, up() says it is on."""
+
+    def __init__(self):
+        self.joins = 0
+
+    def join(self, ssid, password):
+        self.joins += 1
+
+    def up(self):
+        return True
+
+
 class SimBoard:
     """A Board (see nakk.board) for the unix port; build() makes one."""
 
@@ -141,6 +156,7 @@ class SimBoard:
         self._rings_used = 0
         self.settings = MOUNT + "/settings.json"
         self.serial = SimSerial(self)
+        self.net = SimNet()
         self.bdev = None
         self.usb = usb                  # the box sits on a computer's USB (the host's U line sets it)
         self._out = bytearray(_OUT_MAX)

@@ -50,8 +50,9 @@ class ReadOnly:
 class Hall:
     """The application for one database: its change feed, page data cache and templates."""
 
-    def __init__(self, db, interval=0.5, page_seconds=10, keepalive=15.0):
+    def __init__(self, db, interval=0.5, page_seconds=10, keepalive=15.0, quiet_s=600.0):
         self.db = db
+        self.quiet_s = quiet_s        # a table whose live score has not moved this long is flagged
         self.feed = ChangeFeed(db, interval)
         self.pages = Pages(db)
         self.page_seconds = page_seconds
@@ -177,7 +178,9 @@ class Hall:
 
     async def tables_page(self, request):
         d, v = await self.data("tables", self.pages.round_tables, self._code(request), self._round(request))
-        return self.render(request, "tables.html", v, d=d)
+        # not cached: the time since each table's last entry moves without a commit
+        lv = await run_in_threadpool(self.pages.live, self.quiet_s)
+        return self.render(request, "tables.html", v, d=d, live=lv, quiet_s=self.quiet_s)
 
     async def projector_page(self, request):
         d, v = await self.data("standings", self.pages.standings, self._code(request), None)

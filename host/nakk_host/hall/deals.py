@@ -38,10 +38,6 @@ def _both(et, en=None):
     return (et, et if en is None else en)
 
 
-def _join(parts):
-    return (", ".join(p[0] for p in parts), ", ".join(p[1] for p in parts))
-
-
 _SIDE_WORD = re.compile(r"\b([ABC])\b")   # a side named by its letter alone
 
 

@@ -6,7 +6,11 @@ event bytes (hall.deals), never from the stored summary.
 """
 
 import json
+from contextlib import closing
 
+import time
+
+from nakk_host import livestore
 from nakk_host import records as R
 from nakk_host import standings as S
 from nakk_host import tournament as T
@@ -50,14 +54,11 @@ class Pages:
     def results(self):
         """Every stored result, newest first, with what the list shows."""
         titles = deals.titles()
-        conn = self._conn()
-        try:
+        with closing(self._conn()) as conn:
             rows = conn.execute(
                 "SELECT result_id, status, ruleset, tournament, table_no, round_no, room, summary, received_at "
                 "FROM results ORDER BY id DESC").fetchall()
             corr = R.result_corrections(conn)
-        finally:
-            conn.close()
         out = []
         for r in rows:
             d = dict(r)
@@ -72,16 +73,13 @@ class Pages:
 
     def match(self, result_id):
         """One result's page data, folded again from its stored bytes; None when there is no such result."""
-        conn = self._conn()
-        try:
+        with closing(self._conn()) as conn:
             row = conn.execute("SELECT * FROM results WHERE result_id=?", (result_id,)).fetchone()
             corr = R.result_corrections(conn, (result_id,)).get(result_id, ())
             name = None
             if row is not None and row["tournament"]:
                 t = conn.execute("SELECT name FROM tournaments WHERE code=?", (row["tournament"],)).fetchone()
                 name = t[0] if t is not None else None
-        finally:
-            conn.close()
         if row is None:
             return None
         d = dict(row)
@@ -106,21 +104,18 @@ class Pages:
 
     def standings(self, code=None, round_no=None):
         """{standings: S.standings(...) after round_no (default: all in)} or None without a tournament."""
-        conn = self._conn()
-        try:
+        with closing(self._conn()) as conn:
             t = self._tournament(conn, code)
             if t is None:
                 return None
             st = S.standings(conn, t["code"], round_no)
             st["columns"] = shown_columns(st)
+            st["provisional"] = _provisional(conn, t, st["rows"])
             return {"standings": st}
-        finally:
-            conn.close()
 
     def season(self, code=None, name=None):
         """{season: S.season(...), tournament: head} for the named season, or the tournament's; None if neither."""
-        conn = self._conn()
-        try:
+        with closing(self._conn()) as conn:
             t = self._tournament(conn, code)
             if name is None:
                 name = t["season"] if t is not None else None
@@ -132,16 +127,37 @@ class Pages:
                 return {"season": se, "tournament": t}
             except T.TournamentError:
                 return {"season": None, "tournament": t}
-        finally:
-            conn.close()
 
     def round_tables(self, code=None, round_no=None):
         """S.round_tables(...) (the draw and each table's state), or None without a tournament."""
-        conn = self._conn()
-        try:
+        with closing(self._conn()) as conn:
             t = self._tournament(conn, code)
             if t is None:
                 return None
             return S.round_tables(conn, t["code"], round_no)
-        finally:
-            conn.close()
+
+    # ------------------------------------------------------------ live scores (docs/live.md)
+
+    def live(self, quiet_s=None):
+        """The matches Pico W boxes are playing now (livestore.tables: the latest per box), newest first."""
+        with closing(self._conn()) as conn:
+            return [d for d in livestore.tables(conn, time.time(), quiet_s) if d["current"]]
+
+
+def _provisional(conn, t, rows):
+    """{entrant no: its side's live score} for the matches of this tournament that boxes are playing
+    and that have no synced result yet (livestore.provisional): shown beside the standings, never in them."""
+    out = {}
+    for setup, summary in livestore.provisional(conn, t["code"]):
+        d = conn.execute("SELECT a, b, c FROM draw WHERE tournament_id=? AND round_no=? AND table_no=? AND room=?",
+                         (t["id"], setup.get("round"), setup.get("table"), setup.get("room") or 0)).fetchone()
+        if d is None:
+            continue
+        score = summary.get("score") or []
+        for i, eid in enumerate((d[0], d[1], d[2])):
+            if eid is None or i >= len(score):
+                continue
+            e = conn.execute("SELECT no FROM entrants WHERE id=?", (eid,)).fetchone()
+            if e is not None:
+                out[e[0]] = {"score": score[i], "table": setup.get("table"), "deals": summary.get("deals")}
+    return out

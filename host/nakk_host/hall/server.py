@@ -42,7 +42,7 @@ def bind(host, port):
     return sock
 
 
-def serve(db, host="127.0.0.1", port=8080, page_seconds=10, out=None, sock=None):
+def serve(db, host="127.0.0.1", port=8080, page_seconds=10, out=None, sock=None, quiet_s=600.0):
     """Serve until interrupted. Returns 0."""
     import uvicorn
 
@@ -51,7 +51,7 @@ def serve(db, host="127.0.0.1", port=8080, page_seconds=10, out=None, sock=None)
     if sock is None:
         sock = bind(host, port)
     port = sock.getsockname()[1]
-    app = make_app(db, page_seconds=page_seconds)
+    app = make_app(db, page_seconds=page_seconds, quiet_s=quiet_s)
     shown = "[%s]" % host if ":" in host else host
     out.write("nakk serve: %s on http://%s:%d/ (projector: /projector; read-only; Ctrl-C stops)\n" % (db, shown, port))
     if not is_loopback(sock.getsockname()[0]):

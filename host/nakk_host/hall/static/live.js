@@ -41,6 +41,23 @@
     }
   }
 
+  /* the tables page's live rows: the time since each table's last entry, counted on between
+     refreshes (from the age the server rendered), and a table quiet past the judge's limit flagged */
+  var shownAt = Date.now();
+  function ages() {
+    var table = document.querySelector("table.live-tables");
+    if (!table) return;
+    var limit = Number(table.getAttribute("data-quiet-s") || "0");
+    var gone = Math.floor((Date.now() - shownAt) / 1000);
+    Array.prototype.forEach.call(table.querySelectorAll("td.since"), function (td) {
+      var s = Number(td.getAttribute("data-age") || "0") + gone;
+      var ss = String(s % 60);
+      td.textContent = Math.floor(s / 60) + ":" + (ss.length < 2 ? "0" + ss : ss);
+      if (limit && s > limit && td.parentNode.querySelector(".live-score")) td.parentNode.classList.add("quiet");
+    });
+  }
+  window.setInterval(ages, 1000);
+
   var busy = false, again = false;
   function refresh() {
     if (busy) { again = true; return; }
@@ -52,6 +69,7 @@
         var fresh = doc.getElementById("live"), old = document.getElementById("live");
         if (fresh && old) {
           old.parentNode.replaceChild(document.importNode(fresh, true), old);
+          shownAt = Date.now();
           body.setAttribute("data-since", fresh.getAttribute("data-since") || "");
         }
         tick();

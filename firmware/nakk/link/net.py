@@ -1,0 +1,380 @@
+"""The box's live link (docs/live.md): a task that sends each saved event to the judge's live server over TCP.
+
+    net = Net(app, board, link, cfg)   # built by the app at boot when the board has a network
+    net.start()                        # and the judge gave one at pairing (load_config)
+    net.saved()                        # the app: an entry reached flash (wakes the task)
+
+The journal is the source of truth: the task reads what is on flash, oldest
+match first, and sends each record's exact bytes (the setup, every entry, the
+end, the answers: all but the judge's `synced`) as an `event` frame signed
+with the pairing key (nakk.proto.live_msg); it waits for the server's signed
+answer, which names the seq it wants next, and goes on from there. What it
+has sent is a number in RAM (match, next record): after a reboot or a lost
+connection it asks again from the first record of the oldest match, and the
+server's answer moves it past what is stored. Nothing here writes the
+journal, and no step holds the loop long: a pass over flash reads at most
+_BATCH records, then the task yields. A box out of range, a server that is
+off or a stranger's answer only mean the task waits and tries again; the
+players never see it.
+
+What it needs: board.net (join(ssid, password) starts joining, up() says it
+is on the network; on the simulator a loopback that is always up), app.journal,
+app.spawn, and the link's key and device (nakk.link.Link).
+"""
+
+from nakk.compat import const
+
+import asyncio
+import time
+
+from nakk import record
+from nakk.link import proto
+from nakk.event import encode, parse
+from nakk.journal import READ_BUF
+from nakk.link.sign import eq, hmac_sha256
+
+_MAGIC = b"nakk-net 1 "
+ACK_MS = const(1500)      # an answer not here by then: the frame is sent again (a new id)
+JOIN_MS = const(20000)    # joining the Wi-Fi may take this long before the task tries again
+RETRY_MS = const(500)     # first pause after a failed connection (doubles, up to RETRY_MAX_MS)
+RETRY_MAX_MS = const(16000)
+IDLE_MS = const(5000)     # with nothing to send, look at the journal again after this long anyway
+_BATCH = const(8)         # records kept from one pass over a match's flash
+_RX = const(256)
+_LINE = const(512)
+
+
+def config_path(root):
+    return root + "/net"
+
+
+def load_config(root):
+    """The network the judge gave at pairing: {"ssid", "password", "live": "HOST:PORT"}, or None."""
+    try:
+        with open(config_path(root), "rb") as f:
+            data = f.read(512)
+    except OSError:
+        return None
+    recs, status = record.decode_all(data)
+    if status != record.END or len(recs) != 1 or recs[0][0] != record.META:
+        return None
+    p = recs[0][1]
+    if not p.startswith(_MAGIC):
+        return None
+    try:
+        cfg = parse(p[len(_MAGIC):])
+        host, port = split_address(cfg["live"])
+    except Exception:
+        return None
+    cfg["host"] = host
+    cfg["port"] = port
+    return cfg
+
+
+def split_address(text):
+    """(host, port) of "HOST:PORT"; ValueError if it is not one."""
+    i = text.rfind(":")
+    if i <= 0:
+        raise ValueError("HOST:PORT")
+    port = int(text[i + 1:])
+    if not 0 < port < 65536:
+        raise ValueError("port")
+    return text[:i], port
+
+
+def config_record(ssid, password, live):
+    """The bytes of <journal>/net (nakk.pairing writes them with write_atomic)."""
+    split_address(live)
+    return record.encode(record.META, _MAGIC + encode({"ssid": ssid, "password": password, "live": live}))
+
+
+def _hex(b):
+    return proto.hexlify(b).decode()
+
+
+class Net:
+    def __init__(self, app, board, link, cfg):
+        self.app = app
+        self.board = board
+        self.link = link
+        self.cfg = cfg
+        self._wake = asyncio.Event()
+        self._rx = bytearray(_RX)
+        self._line = bytearray(_LINE)      # the server's answers are short: a longer line fails its CRC
+        # the link's flash buffer, lent: both use it only between two awaits (never at once)
+        self._rbuf = getattr(link, "_rbuf", None) or bytearray(READ_BUF)
+        self._n = 0            # the match being sent
+        self._i = 0            # its next record to send (0: the setup; the server's answer moves it on)
+        self._batch = []       # records _i, _i+1, ... of match _n read in one pass
+        self._from = -1        # the record index _batch starts at
+        self._fid = 0
+        self._nonce = ""
+        self._challenge = ""
+        self._reader = None
+        self._writer = None
+        self._restart = False
+        self._rxi = self._rxn = self._ln = 0   # bytes of _rx taken, bytes in _rx, bytes of the line so far
+        # counters since boot (what the task did: for a look over the REPL or a debugger)
+        self.sent = 0          # event frames written
+        self.acked = 0         # answers taken
+        self.connects = 0      # connections made
+        self.refused = 0       # answers that were not the judge's (bad mac), or errors
+        self.state = "idle"
+
+    def start(self):
+        self.app.spawn(self.run())
+
+    def reload(self):
+        """The judge gave another network (or none) at a pairing: the connection starts anew."""
+        self.cfg = load_config(self.app.root)
+        self._restart = True
+        self._wake.set()
+
+    def saved(self):
+        """An entry reached flash (the app calls it): send it now."""
+        self._wake.set()
+
+    # ------------------------------------------------------------ the task
+    async def run(self):
+        wait = RETRY_MS
+        while True:
+            acked = self.acked
+            try:
+                if await self._join() and await self._connect():
+                    await self._send_all()
+            except Exception as e:       # a lost connection, a reset, a refusal: try again later
+                self.state = "error %r" % (e,)
+            self._close()
+            if self.acked > acked:
+                wait = RETRY_MS          # it was working: the next try soon (a server that only refuses waits longer)
+            await self._sleep(wait)
+            wait = wait * 2 if wait < RETRY_MAX_MS else RETRY_MAX_MS
+
+    async def _sleep(self, ms):
+        try:
+            await asyncio.wait_for_ms(self._wake.wait(), ms)
+        except asyncio.TimeoutError:
+            pass
+        self._wake.clear()
+
+    async def _join(self):
+        self._restart = False
+        if self.cfg is None:
+            return False        # no network given (any more): the box is an ordinary box
+        net = self.board.net
+        if net.up():
+            return True
+        self.state = "joining"
+        net.join(self.cfg["ssid"], self.cfg["password"])
+        t0 = time.ticks_ms()
+        while not net.up():
+            if time.ticks_diff(time.ticks_ms(), t0) > JOIN_MS:
+                return False
+            await asyncio.sleep_ms(250)
+        return True
+
+    async def _connect(self):
+        self.state = "connecting"
+        j = self.app.journal
+        if j is None or self.link.key is None:
+            return False
+        self._reader, self._writer = await asyncio.open_connection(self.cfg["host"], self.cfg["port"])
+        self._rxi = self._rxn = self._ln = 0
+        self.connects += 1
+        self._n = 0
+        self._i = 0
+        self._batch = []
+        self._fid = 0
+        r = None
+        for _ in range(3):              # a hello (or its answer) lost on the way is asked again
+            self._fid += 1
+            self._nonce = _hex(_random(12))
+            await self._write(proto.request(self._fid, "hello", {"device": self.link.device, "fs_id": j.fs_id,
+                                                                 "nonce": self._nonce}))
+            r = await self._answer(self._fid)
+            if r is not None:
+                break
+        ch = r.get("challenge") if r else None
+        if not isinstance(ch, str):
+            return False
+        want = hmac_sha256(self.link.key, proto.live_hello_msg(self._nonce, ch, self.link.device, j.fs_id))
+        if not _mac_ok(want, r.get("mac")):
+            self.refused += 1          # not our judge: say nothing more to it
+            return False
+        self._challenge = ch
+        self.state = "connected"
+        return True
+
+    def _close(self):
+        w = self._writer
+        self._reader = self._writer = None
+        if w is not None:
+            try:
+                w.close()
+            except Exception:
+                pass
+
+    async def _write(self, frame):
+        self._writer.write(frame)
+        await self._writer.drain()
+
+    async def _line_in(self, ms):
+        """The next frame line from the server (bytes), or None after ms; OSError when closed. Bytes read
+        past a line end (two answers in one read) wait in _rx for the next call."""
+        line = self._line
+        rx = self._rx
+        t0 = time.ticks_ms()
+        while True:
+            while self._rxi < self._rxn:
+                c = rx[self._rxi]
+                self._rxi += 1
+                if c == 10:
+                    n = self._ln
+                    self._ln = 0
+                    if n >= 2 and proto.is_frame(line):
+                        return bytes(line[:n])
+                elif self._ln < len(line):
+                    line[self._ln] = c
+                    self._ln += 1
+                # (a longer line is cut to the buffer; its CRC then fails and it is dropped)
+            left = ms - time.ticks_diff(time.ticks_ms(), t0)
+            if left <= 0:
+                return None
+            try:
+                k = await asyncio.wait_for_ms(self._reader.readinto(rx), left)
+            except asyncio.TimeoutError:
+                return None
+            if not k:
+                raise OSError(104)     # the server closed the connection
+            self._rxi = 0
+            self._rxn = k
+
+    async def _answer(self, fid):
+        """The answer to frame fid (a dict), or None when it did not come in ACK_MS."""
+        t0 = time.ticks_ms()
+        while True:
+            left = ACK_MS - time.ticks_diff(time.ticks_ms(), t0)
+            line = await self._line_in(left) if left > 0 else None
+            if line is None:
+                return None
+            try:
+                obj = proto.decode_frame(line)
+            except proto.ProtoError:
+                continue
+            if obj.get("id") != fid:
+                continue           # an answer to an earlier frame (sent again since): stale
+            if obj.get("ok") is not True:
+                self.refused += 1      # refused: something is off with this connection; a new one
+                raise OSError(5)
+            return obj
+
+    # ------------------------------------------------------------ what to send
+    def _next(self):
+        """(n, rid, seq, bytes) of the next record to send, or None when all is sent. One pass
+        over flash at most; the match numbers move on past matches the server has whole."""
+        j = self.app.journal
+        while True:
+            later = None
+            here = False
+            for n, fin in j.matches():
+                if n == self._n:
+                    here = True
+                elif n > self._n and later is None:
+                    later = n
+            if not here:
+                if later is None:
+                    return None
+                self._n, self._i, self._batch = later, 0, []
+                continue
+            b = self._record(j, self._n, self._i)
+            if b is not None:
+                return self._n, j.result_id(self._n), self._i + 1, b
+            if later is None:
+                return None
+            self._n, self._i, self._batch = later, 0, []
+
+    def _record(self, j, n, i):
+        if self._batch and self._from <= i < self._from + len(self._batch):
+            return self._batch[i - self._from]
+        batch = []
+        k = 0
+        it = iter(j.records(n, kinds=True, buf=self._rbuf))
+        try:
+            for kind, p in it:
+                if kind == record.ACK:
+                    continue
+                if k >= i:
+                    batch.append(p)
+                    if len(batch) >= _BATCH:
+                        break
+                k += 1
+        finally:
+            try:
+                it.close()
+            except AttributeError:
+                pass
+        if not batch:
+            return None
+        if len(batch) < _BATCH:
+            self._batch = []      # the end of what is on flash: read again for what comes next
+        else:
+            self._batch = batch
+            self._from = i
+        return batch[0]
+
+    async def _send_all(self):
+        link = self.link
+        while not self._restart:
+            nxt = self._next()
+            if nxt is None:
+                self.state = "sent"
+                await self._sleep(IDLE_MS)
+                continue
+            n, rid, seq, ev = nxt
+            self._fid += 1
+            fid = self._fid
+            mac = hmac_sha256(link.key, proto.live_msg(self._challenge, fid, link.device, rid, seq, ev))
+            await self._write(proto.request(fid, "event", {"rid": rid, "seq": seq, "ev": str(ev, "utf-8"),
+                                                         "mac": _hex(mac)}))
+            self.sent += 1
+            r = await self._answer(fid)
+            if r is None:
+                continue                 # lost on the way (or refused): sent again under a new id
+            t = r.get("next")
+            want = hmac_sha256(link.key, proto.live_ack_msg(self._nonce, fid, rid, t))
+            if not isinstance(t, int) or t < 1 or not _mac_ok(want, r.get("mac")):
+                self.refused += 1
+                raise OSError(5)         # not our judge's answer: a new connection
+            self.acked += 1
+            if n == self._n:
+                self._i = t - 1
+
+
+def _mac_ok(want, given):
+    if not isinstance(given, str):
+        return False
+    try:
+        return eq(want, proto.unhexlify(given))
+    except ValueError:
+        return False
+
+
+def _random(k):
+    try:
+        import os
+        return os.urandom(k)
+    except (ImportError, AttributeError):
+        import random
+        return bytes(random.getrandbits(8) for _ in range(k))
+
+
+def start(app, board, link):
+    """The app's door: a Net task when the board has a network and the judge gave one at pairing."""
+    if getattr(board, "net", None) is None or link is None or app.journal is None:
+        return None
+    cfg = load_config(app.root)
+    if cfg is None:
+        return None
+    net = Net(app, board, link, cfg)
+    net.start()
+    return net
