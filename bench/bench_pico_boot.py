@@ -56,6 +56,7 @@ MAIN = b"""# bench_pico_boot main.py: app.main(pico), and the live heap once the
 import gc
 import asyncio
 from nakk.board import pico
+from nakk.link import task  # as main.py: the link's buffers first
 from nakk import app as A
 if pico.maintenance():
     print("nakk: maintenance mode")

@@ -523,10 +523,11 @@ R("survived", True)
     assert results(out)["survived"] is True
 
 
-def test_main_py_is_three_lines_and_boot_and_main_compile(tmp_path):
+def test_main_py_is_four_lines_and_boot_and_main_compile(tmp_path):
     with open(os.path.join(FIRMWARE, "main.py"), encoding="utf-8") as f:
         code = [line for line in f.read().splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    assert code == ["from nakk.board import pico", "from nakk import app", "app.main(pico)"]
+    assert code == ["from nakk.board import pico", "from nakk.link import task", "from nakk import app",
+                    "app.main(pico)"]
     from test_mpy_cross import FILES  # the mpy-cross test covers the top-level files too
     assert {"boot.py", "main.py", "nakk/board/pico.py"} <= set(FILES)
 
