@@ -138,8 +138,10 @@ def test_a_stage_on_simulated_boxes(env, capsys):
 
 # Turniirisasku: 2 boards a match; hand values from the Turniirisasku rules (docs/rules.md): trump made 2, ruutu made 4,
 # trump beaten: 4 to the defenders
-ROOM1 = "OK  A A  NEXT A A  A B"            # team X (A, NS): trump 2, ruutu 4
-ROOM2 = "OK  A B  NEXT B B  A B"            # team Y's pair makes trump, X (B, EW) beats it: 4; X's ruutu: 4
+# (a board as the box enters it: the pair that made the game and won presses its button; OK opens the
+# other results, "Kaotas" first, then the winner's button)
+ROOM1 = "OK  A  NEXT A  A B"              # team X (A, NS): trump 2, ruutu 4
+ROOM2 = "OK  OK B  NEXT B  A B"           # team Y's pair (A) makes trump, X (B, EW) beats it: 4; X's ruutu: 4
 
 
 def test_a_sasku_team_match_over_two_simulated_rooms(env, capsys):
