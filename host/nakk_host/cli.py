@@ -649,6 +649,8 @@ from nakk_host import cli_acts, cli_judge  # noqa: E402
 COMMANDS = COMMANDS + cli_judge.COMMANDS + cli_acts.COMMANDS
 from nakk_host import uf2build  # noqa: E402  (nakk build: the UF2)
 COMMANDS = COMMANDS + (uf2build.add_build,)
+from nakk_host.console import server as judge_console  # noqa: E402  (nakk judge: the judge's console)
+COMMANDS = COMMANDS + (judge_console.add_judge,)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -149,6 +149,20 @@ CREATE INDEX records_tournament ON records (tournament_id, kind);
 ALTER TABLE assignments ADD COLUMN aid TEXT;   -- the assignment's id (its record's "assignment"), NULL before
 CREATE INDEX assignments_aid ON assignments (aid);
 """),
+    ("paper sheets being typed in: a half-entered sheet survives closing the judge's console", """
+CREATE TABLE sheets (
+    id          INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    round_no    INTEGER NOT NULL,
+    table_no    INTEGER NOT NULL,
+    room        INTEGER NOT NULL DEFAULT 0,
+    events      TEXT NOT NULL,             -- JSON list of the sheet's events so far (setup first)
+    answers     TEXT NOT NULL DEFAULT '{}',-- JSON: the deal being entered, its answers so far
+    step        INTEGER NOT NULL DEFAULT 0,-- the form's step to ask next in that deal
+    updated_at  TEXT NOT NULL,
+    UNIQUE (tournament_id, round_no, table_no, room)
+);
+"""),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

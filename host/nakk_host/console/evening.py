@@ -1,0 +1,93 @@
+"""The evening on one screen, as data: the current round's tables with their states, and the judge's next step.
+
+Read from the modules the hall and the CLI read (standings.round_tables,
+store's devices and alarms) and from the plug-in watcher's boxes; nothing is
+computed here that another view computes differently.
+"""
+
+from nakk_host import assign as A
+from nakk_host import players as P
+from nakk_host import standings as S
+from nakk_host import store
+
+
+def _boxes_by_table(conn, t):
+    """(table, room) -> the paired box named after it ('laud 3', Turniirisasku 'laud 3/2')."""
+    out = {}
+    for d in store.devices(conn):
+        place = A.table_of(d["name"]) if d["key"] is not None else None
+        if place is not None:
+            tb, room = place
+            out[(tb, room if t["format"] == "teams" else 0)] = d
+    return out
+
+
+def _last_assigned(conn, t, rn):
+    return {(tb, room): dev for tb, room, dev in conn.execute(
+        "SELECT table_no, room, device_id FROM assignments WHERE tournament_id=? AND round_no=? ORDER BY id",
+        (t["id"], rn))}
+
+
+def tables(conn, t, rn, watched=()):
+    """The round's tables (Turniirisasku: a row per room): table, room, sides, state, box, alarm, score."""
+    if not rn:
+        return []
+    rt = S.round_tables(conn, t, rn)
+    boxes = _boxes_by_table(conn, t)
+    assigned = _last_assigned(conn, t, rn)
+    live = {b.get("device"): b for b in watched}
+    alarms = {}
+    for a in store.alarms(conn):
+        if a.get("device_id"):
+            alarms.setdefault(a["device_id"], []).append(a["what"])
+    rows = []
+    for tb in rt["tables"]:
+        places = [(x["room"], x["sides"], x["state"], x["result_ids"]) for x in tb["rooms"]] if tb["rooms"] \
+            and not tb["bye"] else [(0, tb["sides"], tb["state"], tb["result_ids"])]
+        for room, sides, state, rids in places:
+            box = boxes.get((tb["table"], room))
+            dev = assigned.get((tb["table"], room)) or (box["device_id"] if box else None)
+            seen = live.get(dev) or {}
+            row = {"table": tb["table"], "room": room, "sides": [{"no": s["no"], "name": s["name"]} for s in sides],
+                   "bye": tb["bye"], "state": state, "result_ids": rids, "problems": tb["problems"],
+                   "box": box["name"] if box else None, "device": dev, "paired": box is not None,
+                   "assigned": (tb["table"], room) in assigned, "box_state": seen.get("state"),
+                   "box_text": seen.get("text"), "alarms": alarms.get(dev, []) if dev else [],
+                   "final": tb["final"] if not room else None, "winner": tb["winner"]}
+            if state == "playing" and seen.get("state") == "finished":
+                row["state"] = "finished"          # over on the box, waiting to be brought and synced
+            rows.append(row)
+    return rows
+
+
+def next_steps(conn, t, rows):
+    """What the judge can do now, most pressing first: [{do, round, enabled, out (tables not in)}]."""
+    if t is None:
+        return [{"do": "tournament"}]
+    steps = []
+    if not P.entrants(conn, t):
+        return [{"do": "import"}]
+    rn = S.current_round(conn, t)
+    out = [r for r in rows if r["state"] not in ("verified", "bye")]
+    if rn and any(not r["assigned"] and not r["bye"] and r["state"] == "waiting" for r in rows):
+        steps.append({"do": "push", "round": rn})
+        steps.append({"do": "print", "round": rn})
+    if rn < t["rounds"]:
+        steps.append({"do": "draw", "round": rn + 1, "enabled": not out,
+                      "out": ["%d%s" % (r["table"], "/%d" % r["room"] if r["room"] else "") for r in out]})
+    elif not out:
+        steps.append({"do": "done"})
+    return steps
+
+
+def state(conn, t, watcher):
+    """Everything the evening page shows, as plain data (also the live JSON)."""
+    if t is None:
+        return {"tournament": None, "round": 0, "tables": [], "steps": next_steps(conn, None, []),
+                "events": watcher.events(), "watching": getattr(watcher, "available", False)}
+    rn = S.current_round(conn, t)
+    rows = tables(conn, t, rn, watcher.boxes())
+    return {"tournament": {"code": t["code"], "name": t["name"], "rounds": t["rounds"], "format": t["format"]},
+            "round": rn, "tables": rows, "steps": next_steps(conn, t, rows), "events": watcher.events(),
+            "watching": getattr(watcher, "available", False),
+            "unplaced": [u["result_id"] for u in S.unplaced(conn, t)]}
