@@ -145,9 +145,11 @@ class Console:
             c = self.context(request)
             try:
                 data = pages.PRINTS[what](c, dict(request.query_params))
-                return self.render(data.pop("template"), c.lang, 200, None, t=c.t, **data)
+            except T.TournamentError:
+                return PlainTextResponse("404: sellist vooru pole / no such round\n", status_code=404)
             finally:
                 c.conn.close()
+            return self.render(data.pop("template"), c.lang, 200, None, t=c.t, **data)
         return await run_in_threadpool(make)
 
     async def export(self, request):

@@ -1,0 +1,216 @@
+"""The judge's console (`nakk judge`) through Starlette's TestClient: its door, and bad input on every form.
+
+The door: no session is sent to the login page (or refused), the one-time code
+works once, a wrong CSRF token or another site's Origin/Referer is refused with
+nothing changed, and the server binds the loopback address unless told
+otherwise. Bad input: each form's mistake is shown beside its field and the
+database is byte for byte what it was (an SQL dump compared).
+"""
+
+import io
+import re
+import sqlite3
+import threading
+
+import pytest
+
+from consolekit import (CODE, ORIGIN, app_for, client, csrf, error_beside, evening, flash, login, players_csv,
+                        post, snapshot)
+
+
+# ---------------------------------------------------------------- the door
+
+def test_no_session_is_sent_to_the_login_page_and_changes_are_refused(tmp_path):
+    db = str(tmp_path / "judge.db")
+    c = client(app_for(db))
+    for path in ("/", "/players", "/acts", "/print/draw", "/export/standings.csv"):
+        r = c.get(path, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/login", path
+    assert c.get("/api/state").status_code == 403
+    before = snapshot(db)
+    r = c.post("/do/tournament_new", data={"csrf": "x", "name": "Etapp", "ruleset": "saare-2020", "rounds": "3"},
+               headers=ORIGIN)
+    assert r.status_code == 403 and snapshot(db) == before
+    # a made-up cookie is no session
+    c.cookies.set("nakk_judge", "made-up")
+    assert c.get("/", follow_redirects=False).status_code == 303
+
+
+def test_the_code_logs_in_once_and_the_cookie_is_httponly_and_strict(tmp_path):
+    c = client(app_for(str(tmp_path / "judge.db")))
+    bad = login(c, code="000000")
+    assert bad.status_code == 400 and "Vale" in error_beside(bad.text, "code")
+    r = login(c)
+    assert r.status_code == 303
+    cookie = r.headers["set-cookie"]
+    assert "nakk_judge=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    assert c.get("/").status_code == 200
+    other = client(c.app)
+    assert login(other).status_code == 400          # used: a second browser cannot log in with it
+
+
+def test_a_wrong_csrf_token_is_refused_and_nothing_changes(tmp_path):
+    c, db, token = evening(tmp_path)
+    before = snapshot(db)
+    for bad in ("", "x" * 32, token[:-1]):
+        r = post(c, "draw", bad, round="1")
+        assert r.status_code == 403, bad
+    r = c.post("/do/draw", data={"round": "1"}, headers=ORIGIN)          # no token at all
+    assert r.status_code == 403
+    assert snapshot(db) == before
+    assert post(c, "draw", token, round="1").status_code == 303          # the right one works
+    assert snapshot(db) != before
+
+
+def test_another_origin_or_referer_is_refused(tmp_path):
+    c, db, token = evening(tmp_path)
+    before = snapshot(db)
+    for headers in ({"Origin": "http://evil.example"}, {"Referer": "http://evil.example/page"},
+                    {"Origin": "http://testserver:9999"}, {}):
+        r = c.post("/do/draw", data={"csrf": token, "round": "1"}, headers=headers)
+        assert r.status_code == 403, headers
+    assert snapshot(db) == before
+    # reading from another site's page is refused too (its scripts cannot see the state)
+    assert c.get("/api/state", headers={"Origin": "http://evil.example"}).status_code == 403
+    assert c.post("/do/draw", data={"csrf": token, "round": "1"},
+                  headers={"Referer": "http://testserver/"}, follow_redirects=False).status_code == 303
+
+
+def test_a_foreign_host_is_refused(tmp_path):
+    db = str(tmp_path / "judge.db")
+    c = client(app_for(db, hosts=["127.0.0.1:8081", "localhost:8081"]))
+    assert c.get("/login").status_code == 403                 # Host: testserver (DNS rebinding)
+    assert c.get("/login", headers={"Host": "127.0.0.1:8081"}).status_code == 200
+
+
+def test_nakk_judge_binds_loopback_by_default_and_says_so(tmp_path):
+    from nakk_host.console import server
+    from nakk_host.cli import parser
+    args = parser().parse_args(["judge", "--db", str(tmp_path / "j.db")])
+    assert args.host == "127.0.0.1" and not args.no_browser
+    out = io.StringIO()
+    got = {}
+    sock = __import__("nakk_host.hall.server", fromlist=["bind"]).bind(args.host, 0)
+
+    def run():
+        got["rc"] = server.serve(str(tmp_path / "j.db"), args.host, 0, browser=False, out=out, sock=sock,
+                                 code="111111", ready=lambda url: got.setdefault("url", url))
+
+    import uvicorn
+    servers = []
+    real = uvicorn.Server.__init__
+
+    def keep(self, *a, **kw):
+        real(self, *a, **kw)
+        servers.append(self)
+    uvicorn.Server.__init__ = keep
+    try:
+        th = threading.Thread(target=run)
+        th.start()
+        import time
+        end = time.monotonic() + 10
+        while not (servers and servers[0].started):
+            assert time.monotonic() < end, "the console never started"
+            time.sleep(0.02)
+        assert sock.getsockname()[0] == "127.0.0.1"
+        line = out.getvalue()
+        assert line.count("\n") == 1 and "127.0.0.1" in line and "this computer only" in line and "111111" in line
+        import urllib.request
+        r = urllib.request.urlopen(got["url"] + "login", timeout=5)
+        assert r.status == 200
+        servers[0].should_exit = True
+        th.join(10)
+        assert got["rc"] == 0
+    finally:
+        uvicorn.Server.__init__ = real
+
+
+# ---------------------------------------------------------------- bad input on every form
+
+def test_a_wrong_csv_says_why_beside_the_file_and_adds_nothing(tmp_path):
+    c, db, token = evening(tmp_path, pairs=4)
+    before = snapshot(db)
+    for data, why in ((b"", "vali CSV-fail"),
+                      (b"nimi;vanus\nMets;40\n", "unknown column"),
+                      ("nimi;mängija;mängija\nMets;Üks\n".encode(), "players"),
+                      (b"nimi\n", "no entrants"),
+                      (b"\x81\x98\xff\xfe", "neither UTF-8")):
+        r = post(c, "players_preview", token, files={"file": ("x.csv", data, "text/csv")})
+        assert r.status_code == 400, data
+        assert why in (error_beside(r.text, "file") or ""), (data, error_beside(r.text, "file"))
+    # a file already imported: the confirm step refuses the duplicates, all or none
+    r = post(c, "players_preview", token, files={"file": ("x.csv", players_csv(4), "text/csv")})
+    assert r.status_code == 200 and "Kinnita" in r.text          # the preview adds nothing yet
+    assert snapshot(db) == before
+    data = re.search(r'name="data" value="([^"]+)"', r.text).group(1)
+    r = post(c, "players_import", token, data=data)
+    assert r.status_code == 400 and "registered already" in error_beside(r.text, "file")
+    assert snapshot(db) == before
+
+
+@pytest.mark.parametrize("action,fields,field,words", [
+    ("player_add", {"name": "  "}, "name", "nimi puudub"),
+    ("player_add", {"name": "Mets\x00"}, "name", "control character"),
+    ("player_rename", {"no": "1", "name": "", "why": "kirjaviga"}, "name", "uus nimi puudub"),
+    ("player_rename", {"no": "1", "name": "Uus", "why": ""}, "why", "miks?"),
+    ("player_withdraw", {"no": "99", "why": "haige"}, "no", "99"),
+    ("player_withdraw", {"no": "1", "why": ""}, "why", "miks?"),
+    ("deduct", {"no": "1", "why": ""}, "why", "miks?"),
+    ("deduct", {"no": "1", "points": "neli", "why": "müra"}, "points", "täisarv"),
+    ("disqualify", {"no": "", "why": "x"}, "no", "number puudub"),
+    ("correct", {"result": "paper-1", "points": "0 -2", "why": ""}, "why", "miks?"),
+    ("correct", {"result": "nope-1", "points": "0 -2", "why": "loendusviga"}, "result", "nope-1"),
+    ("correct", {"result": "x", "points": "null", "why": "loendusviga"}, "points", "punktid poolte kaupa"),
+    ("void", {"what": "", "why": "x"}, "what", "kirje number"),
+    ("place", {"result": "x", "round": "", "table": "1", "why": "x"}, "round", "mis voor"),
+    ("close", {"round": "1", "table": "1", "why": ""}, "why", "miks?"),
+    ("draw", {"round": "5"}, "round", "cannot be drawn"),
+    ("tournament_new", {"name": "", "ruleset": "saare-2020", "rounds": "3"}, "name", "nimi puudub"),
+    ("tournament_new", {"name": "X", "ruleset": "saare-2020", "rounds": "kolm"}, "rounds", "täisarv"),
+    ("tournament_use", {"code": "pole-olemas"}, "code", "pole-olemas"),
+    ("assign_one", {"table": "1", "port": ""}, "port", "vali kast"),
+    ("pair", {"port": "", "name": "laud 1"}, "port", "vali kast"),
+])
+def test_bad_input_on_a_form_is_said_beside_its_field_and_changes_nothing(tmp_path, action, fields, field, words):
+    c, db, token = evening(tmp_path, pairs=4)
+    before = snapshot(db)
+    r = post(c, action, token, **fields)
+    assert r.status_code == 400, r.text[:500]
+    got = error_beside(r.text, field)
+    assert got is not None and words in got, (action, field, got)
+    assert snapshot(db) == before
+
+
+def test_a_second_draw_of_the_same_round_is_refused(tmp_path):
+    c, db, token = evening(tmp_path)
+    assert post(c, "draw", token, round="1").status_code == 303
+    before = snapshot(db)
+    r = post(c, "draw", token, round="1")                   # the same form sent again
+    assert r.status_code == 400 and "round 1 is drawn already" in error_beside(r.text, "round")
+    assert snapshot(db) == before
+
+
+def test_a_correction_without_a_reason_is_refused(tmp_path):
+    c, db, token = evening(tmp_path, pairs=2, rounds=1)
+    assert post(c, "draw", token, round="1").status_code == 303
+    conn = sqlite3.connect(db)
+    conn.close()
+    # a result to correct: the table closed by the judge (a result with who and why)
+    assert post(c, "close", token, round="1", table="1", forfeit="B", why="paar lahkus").status_code == 303
+    (rid,) = re.findall(r'data-result="([^"]+)"', c.get("/acts").text)
+    before = snapshot(db)
+    r = post(c, "correct", token, result=rid, points="0 -2", why="   ")
+    assert r.status_code == 400 and error_beside(r.text, "why").startswith("miks?")
+    assert snapshot(db) == before
+    r = post(c, "correct", token, result=rid, points="0 -2", why="loendusviga")
+    assert r.status_code == 303 and snapshot(db) != before
+
+
+def test_english_is_a_choice_kept_in_the_session(tmp_path):
+    c, db, token = evening(tmp_path, pairs=4)
+    assert "Järgmine samm" in c.get("/").text
+    assert post(c, "lang", token, lang="en", back="/players").headers["location"] == "/players"
+    page = c.get("/").text
+    assert "Next step" in page and "Järgmine samm" not in page
+    r = post(c, "player_add", token, name="")
+    assert error_beside(r.text, "name") == "the name is missing"
