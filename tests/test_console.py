@@ -214,3 +214,60 @@ def test_english_is_a_choice_kept_in_the_session(tmp_path):
     assert "Next step" in page and "Järgmine samm" not in page
     r = post(c, "player_add", token, name="")
     assert error_beside(r.text, "name") == "the name is missing"
+
+
+def _sheet_page(c):
+    r = c.get("/enter?round=1&table=1&room=0")
+    return r.text, re.findall(r'data-answer="([^"]+)"', r.text), [int(x) for x in
+                                                                 re.findall(r'<td class="big">(-?\d+)</td>', r.text)]
+
+
+def test_a_paper_sheet_is_typed_deal_by_deal_checked_by_the_rules_and_survives_closing_the_browser(tmp_path):
+    c, db, token = evening(tmp_path, pairs=2, rounds=1)
+    assert post(c, "draw", token, round="1").status_code == 303
+    html, answers, score = _sheet_page(c)
+    assert score == [0, 0] and "1 A" in answers and "Mäng" in html      # the ruleset's own form, in Estonian
+    # what the box refuses, the sheet refuses with the rules' reason, and keeps what was typed
+    before = snapshot(db)
+    r = post(c, "sheet", token, round="1", table="1", room="0", what="undo")
+    assert r.status_code == 400 and "reeglid ei luba" in error_beside(r.text, "answer")
+    assert snapshot(db) == before
+    # trump (its number alone, as the box's OK), then the form asks its result: B won
+    assert post(c, "sheet", token, round="1", table="1", room="0", what="answer", answer="1").status_code == 303
+    html, answers, _ = _sheet_page(c)
+    assert "Tulemus" in html and "1 B" in answers
+    assert post(c, "sheet", token, round="1", table="1", room="0", what="answer", answer="1 B").status_code == 303
+    html, _, score = _sheet_page(c)
+    assert score[1] > 0 and score[0] == 0 and "2. jagamine" in html   # the running score, from Match
+    # the browser is closed; the judge logs in again (a new code, a new session): the sheet is there
+    app2 = app_for(db)
+    app2.sessions.code = "999999"
+    c2 = client(app2)
+    assert login(c2, code="999999").status_code == 303
+    assert "voor 1, laud 1" in c2.get("/enter").text               # listed as being typed in
+    _, _, again = _sheet_page(c2)
+    assert again == score
+    token2 = csrf(c2)
+    # to the end: always the first offered answer with side A's "pime pits" where offered
+    for _ in range(60):
+        html, answers, _ = _sheet_page(c2)
+        if not answers:
+            break
+        pick = answers[-4] if len(answers) >= 4 else answers[0]
+        assert post(c2, "sheet", token2, round="1", table="1", room="0", what="answer", answer=pick).status_code == 303
+    html, answers, final = _sheet_page(c2)
+    assert 'id="sign"' in html
+    r = post(c2, "sheet", token2, round="1", table="1", room="0", what="store", why="kast tühi")
+    assert r.status_code == 400 and error_beside(r.text, "store")    # signed? asked first
+    assert post(c2, "sheet", token2, round="1", table="1", room="0", what="sign", signed="yes").status_code == 303
+    r = post(c2, "sheet", token2, round="1", table="1", room="0", what="store", why="")
+    assert r.status_code == 400 and error_beside(r.text, "why")
+    r = post(c2, "sheet", token2, round="1", table="1", room="0", what="store", why="kast tühi")
+    assert r.status_code == 303
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT result_id, source, status FROM results").fetchall()
+    drafts = conn.execute("SELECT count(*) FROM sheets").fetchone()[0]
+    conn.close()
+    assert rows == [("paper-1", "paper", "verified")] and drafts == 0
+    st = c2.get("/api/state").json()
+    assert st["tables"][0]["state"] == "verified" and st["tables"][0]["final"] == final

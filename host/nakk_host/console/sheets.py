@@ -55,9 +55,7 @@ def start(conn, t, rn, tb, room=0):
     got = load(conn, t, rn, tb, room)
     if got is not None:
         return got
-    sheet = run("table", E.sheet_for, conn, t, rn, tb, room)
-    save(conn, t, rn, tb, room, sheet, {}, 0)
-    return sheet, {}, 0
+    return run("table", E.sheet_for, conn, t, rn, tb, room), {}, 0     # saved with its first entry
 
 
 def view(sheet, answers, step, lang):
