@@ -7,6 +7,7 @@ message beside its field (400); a done one redirects with its message (303).
 """
 
 import os
+import re
 import sqlite3
 import types
 
@@ -87,7 +88,9 @@ class Console:
         pre = request.cookies.get("nakk_login")
         if request.method == "GET":
             import secrets
-            pre = secrets.token_urlsafe(16)
+            # kept while it lasts: a second GET (the browser's favicon request sent here too) must
+            # not make the open login form stale
+            pre = pre if pre and re.fullmatch(r"[\w-]{22}", pre) else secrets.token_urlsafe(16)
             r = self.render("login.html", lang, pre=pre, error=None)
             r.set_cookie("nakk_login", pre, httponly=True, samesite="strict", path="/login")
             return r
