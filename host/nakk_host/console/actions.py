@@ -143,7 +143,8 @@ def player_rename(c, form):
 def draw(c, form):
     n = need(form, "round", "mis voor?", "which round?", number=True)
     rn, method, seed, barred = run("round", D.draw_round, c.conn, c.t, n)
-    return ("Voor %d loositud (%s, seeme %d)" % (rn, method, seed),
+    et = {"swiss": "Šveitsi süsteem", "round-robin": "igaüks igaühega", "schmier": "kolmekaupa"}.get(method, method)
+    return ("Voor %d loositud (%s, seeme %d)" % (rn, et, seed),
             "Round %d drawn (%s, seed %d)" % (rn, method, seed)), "/"
 
 
