@@ -271,3 +271,51 @@ def test_a_paper_sheet_is_typed_deal_by_deal_checked_by_the_rules_and_survives_c
     assert rows == [("paper-1", "paper", "verified")] and drafts == 0
     st = c2.get("/api/state").json()
     assert st["tables"][0]["state"] == "verified" and st["tables"][0]["final"] == final
+
+
+class FakeWatcher:
+    """The plug-in watcher's surface as the console reads it (nakk_host.watch.Watcher), with made-up boxes."""
+
+    def __init__(self):
+        self.paired = []
+        self.started = self.stopped = 0
+
+    def start(self):
+        self.started += 1
+
+    def stop(self, timeout=30.0):
+        self.stopped += 1
+
+    def events(self, since=0):
+        return [{"n": 1, "time": "2026-12-07T19:02:03", "kind": "stored", "alarm": False,
+                 "et": "Laud 3: 16 : 12 vastu võetud, kontrollitud", "en": "Table 3: 16 : 12 received, verified",
+                 "words": "Laud 3: 16 : 12 vastu võetud, kontrollitud"}]
+
+    def boxes(self):
+        return [{"port": "/dev/pts/9", "kind": "sim", "label": "simulator laud9.img", "box": "sim-abc", "name": None,
+                 "table": None, "room": 0, "state": "unpaired", "state_words": "paarimata",
+                 "offer": {"kind": "pair"}, "busy": False, "last": None}]
+
+    def pair(self, port, name=None):
+        self.paired.append((port, name))
+
+
+def test_the_plug_in_watcher_s_words_and_offers_are_on_the_console(tmp_path):
+    from nakk_host.console import watch
+    db = str(tmp_path / "judge.db")
+    fake = FakeWatcher()
+    c = client(app_for(db, watcher=watch.Watched(fake)))
+    assert login(c).status_code == 303
+    token = csrf(c)
+    assert post(c, "tournament_new", token, name="Etapp", ruleset="saare-2020", rounds="3").status_code == 303
+    page = c.get("/").text
+    assert "Laud 3: 16 : 12 vastu võetud, kontrollitud" in page and 'data-watching="yes"' in page
+    assert c.get("/api/state").json()["events"][0]["text"].startswith("Laud 3")
+    boxes = c.get("/boxes").text
+    assert "paarimata" in boxes and 'action="/do/watch_pair"' in boxes
+    r = post(c, "watch_pair", token, port="/dev/pts/9", name="")
+    assert r.status_code == 400 and error_beside(r.text, "name") and fake.paired == []
+    assert post(c, "watch_pair", token, port="/dev/pts/9", name="laud 9").status_code == 303
+    assert fake.paired == [("/dev/pts/9", "laud 9")]
+    assert post(c, "lang", token, lang="en").status_code == 303
+    assert "Table 3: 16 : 12 received, verified" in c.get("/").text

@@ -202,6 +202,28 @@ def sync(c, form):
             "Synced %d boxes: %d new results%s" % (len(reports), new, ("; " + "; ".join(bad)) if bad else "")), "/"
 
 
+def watch_pair(c, form):
+    """Pair a box the plug-in watcher offers for pairing (it asks its players to hold PREV+NEXT)."""
+    port = need(form, "port", "vali kast", "choose a box")
+    name = need(form, "name", "kasti nimi, nt „laud 3”", "the box's name, e.g. 'laud 3'")
+    try:
+        c.watcher.pair(port, name)
+    except Exception as e:          # the watcher's refusal (the box is gone, not offered) in its words
+        raise FieldError("name", str(e))
+    return ("Kast küsib mängijatelt kinnitust: hoidke PREV ja NEXT all", "The box asks its players: hold PREV "
+            "and NEXT"), "/boxes"
+
+
+def watch_assign(c, form):
+    """Send the box the assignment the plug-in watcher offers it."""
+    port = need(form, "port", "vali kast", "choose a box")
+    try:
+        c.watcher.assign(port)
+    except Exception as e:
+        raise FieldError("port", str(e))
+    return ("Saadan kastile tema laua", "Sending the box its table"), "/boxes"
+
+
 # ---------------------------------------------------------------- the judge's acts
 
 def deduct(c, form):
@@ -265,10 +287,12 @@ def close(c, form):
 
 
 ACTIONS = {f.__name__: f for f in (tournament_new, tournament_use, players_import, player_add, player_withdraw,
-                                   player_rename, draw, push, assign_one, pair, sync, deduct, disqualify,
+                                   player_rename, draw, push, assign_one, pair, sync, watch_pair, watch_assign,
+                                   deduct, disqualify,
                                    correct, void, place, close)}
 # the page each action's form is on (its errors are shown there)
 PAGE_OF = {"tournament_new": "/tournaments", "tournament_use": "/tournaments", "players_import": "/players",
            "player_add": "/players", "player_withdraw": "/players", "player_rename": "/players", "draw": "/",
-           "push": "/", "assign_one": "/boxes", "pair": "/boxes", "sync": "/", "deduct": "/acts",
+           "push": "/", "assign_one": "/boxes", "pair": "/boxes",
+           "watch_pair": "/boxes", "watch_assign": "/boxes", "sync": "/", "deduct": "/acts",
            "disqualify": "/acts", "correct": "/acts", "void": "/acts", "place": "/acts", "close": "/acts"}

@@ -134,7 +134,7 @@ class Console:
             c = self.context(request)
             try:
                 from nakk_host.console import evening
-                return evening.state(c.conn, c.t, self.watcher)
+                return evening.state(c.conn, c.t, self.watcher, c.lang)
             finally:
                 c.conn.close()
         return JSONResponse(await run_in_threadpool(read), headers={"Cache-Control": "no-store"})

@@ -80,14 +80,14 @@ def next_steps(conn, t, rows):
     return steps
 
 
-def state(conn, t, watcher):
+def state(conn, t, watcher, lang="et"):
     """Everything the evening page shows, as plain data (also the live JSON)."""
     if t is None:
         return {"tournament": None, "round": 0, "tables": [], "steps": next_steps(conn, None, []),
-                "events": watcher.events(), "watching": getattr(watcher, "available", False)}
+                "events": watcher.events(lang), "watching": getattr(watcher, "available", False)}
     rn = S.current_round(conn, t)
-    rows = tables(conn, t, rn, watcher.boxes())
+    rows = tables(conn, t, rn, watcher.boxes(lang))
     return {"tournament": {"code": t["code"], "name": t["name"], "rounds": t["rounds"], "format": t["format"]},
-            "round": rn, "tables": rows, "steps": next_steps(conn, t, rows), "events": watcher.events(),
+            "round": rn, "tables": rows, "steps": next_steps(conn, t, rows), "events": watcher.events(lang),
             "watching": getattr(watcher, "available", False),
             "unplaced": [u["result_id"] for u in S.unplaced(conn, t)]}

@@ -23,8 +23,7 @@ def _int(params, key, default=None):
 
 
 def home(c, params):
-    return {"template": "evening.html", "state": evening.state(c.conn, c.t, c.watcher) if c.t else
-            evening.state(c.conn, None, c.watcher)}
+    return {"template": "evening.html", "state": evening.state(c.conn, c.t, c.watcher, c.lang)}
 
 
 def tournaments(c, params):
@@ -39,7 +38,7 @@ def boxes(c, params):
     rn = S.current_round(c.conn, c.t) if c.t else 0
     return {"template": "boxes.html", "paired": [d for d in store.devices(c.conn) if d["key"] is not None],
             "ports": [{"url": p.url, "label": p.label} for p in Dev.discover()], "round": rn,
-            "watched": c.watcher.boxes(), "watching": getattr(c.watcher, "available", False)}
+            "watched": c.watcher.boxes(c.lang), "watching": getattr(c.watcher, "available", False)}
 
 
 def enter(c, params):
