@@ -319,3 +319,33 @@ def test_the_plug_in_watcher_s_words_and_offers_are_on_the_console(tmp_path):
     assert fake.paired == [("/dev/pts/9", "laud 9")]
     assert post(c, "lang", token, lang="en").status_code == 303
     assert "Table 3: 16 : 12 received, verified" in c.get("/").text
+
+
+def test_guessing_the_code_spends_it(tmp_path):
+    from nakk_host.console.guard import TRIES
+    c = client(app_for(str(tmp_path / "judge.db")))
+    for i in range(TRIES):
+        assert login(c, code="%06d" % i if "%06d" % i != CODE else "999999").status_code == 400
+    assert login(c).status_code == 400              # the right code, too late: restart nakk judge
+    assert c.get("/", follow_redirects=False).status_code == 303
+
+
+def test_a_dead_box_s_match_is_closed_with_its_events_kept(tmp_path):
+    from judge_kit import raw_of, saare_events
+    c, db, token = evening(tmp_path, pairs=2, rounds=1)
+    assert post(c, "draw", token, round="1").status_code == 303
+    code = c.get("/api/state").json()["tournament"]["code"]
+    before = snapshot(db)
+    r = post(c, "close", token, files={"file": ("kast.jsonl", b'{"seq": 1, "type": "setup"\n', "application/json")},
+             round="1", table="1", forfeit="B", why="kasti aku tühi")
+    assert r.status_code == 400 and error_beside(r.text, "events").startswith("line 1")
+    assert snapshot(db) == before
+    half = saare_events(code, 1, 1, ["Mets/Tamm0", "Saar/Kask1"], [("suit", "A", "A")], tail=())
+    r = post(c, "close", token, files={"file": ("kast.jsonl", b"\xef\xbb\xbf" + raw_of(half), "application/json")},
+             round="1", table="1", forfeit="B", why="kasti aku tühi")
+    assert r.status_code == 303, error_beside(r.text, "events") or error_beside(r.text, "table")
+    conn = sqlite3.connect(db)
+    (raw,) = conn.execute("SELECT events FROM results").fetchone()
+    conn.close()
+    kinds = [re.search(rb'"type":\s*"(\w+)"', line).group(1) for line in bytes(raw).split(b"\n")]
+    assert kinds == [b"setup", b"deal", b"forfeit"]

@@ -427,7 +427,6 @@ def cmd_close(args):
     t = _tour(conn, args)
     events = []
     if args.events or args.image:
-        from nakk.event import EventError, parse
         if args.image:
             from nakk_host import simulator as Sim
             try:
@@ -437,14 +436,10 @@ def cmd_close(args):
         else:
             from nakk_host import textfile
             lines = textfile.event_lines(args.events)     # the reader `nakk score` uses: a BOM is skipped
-        for n, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                events.append(parse(line.strip()))
-            except EventError as e:
-                _fail("%sline %d: %s%s" % ("" if args.image else args.events + " ", n,
-                                           (e.field + ": ") if e.field else "", e.reason), 2)
+        try:
+            events = E.events_of(lines, "" if args.image else args.events + " ")
+        except E.EventsError as e:
+            _fail(str(e), 2)
     room = args.room or 0
     rid, status, problems = E.close(conn, t, args.round, args.table, args.by, args.why, events, room, args.forfeit)
     print("round %d table %d closed (%s, %d events kept): stored as %s (%s)" % (

@@ -376,6 +376,25 @@ def store_sheet(conn, t, sheet, by, why, kind="enter"):
     return rid, status, problems
 
 
+class EventsError(TournamentError):
+    """A line of a dead box's events that is not an event (said by line number)."""
+
+
+def events_of(lines, source=""):
+    """Parse a dead box's events as its journal or a file holds them (bytes lines; blank ones skipped).
+    EventsError names the line: "<source>line N: field: reason"."""
+    from nakk.event import parse
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(parse(line.strip()))
+        except EventError as e:
+            raise EventsError("%sline %d: %s%s" % (source, n, (e.field + ": ") if e.field else "", e.reason))
+    return out
+
+
 def close(conn, t, round_no, table_no, by, why, events=(), room=0, forfeit=None):
     """Close a match left unfinished on a dead box: its events so far (as the box holds them,
     parsed dicts; none if nothing could be read) are kept, then a forfeit by `forfeit` or the

@@ -73,9 +73,15 @@ def tournament_new(c, form):
     rounds = need(form, "rounds", "mitu vooru?", "how many rounds?", number=True)
     ruleset = need(form, "ruleset", "vali reeglid", "choose the rules")
     fmt = {"sasku": "teams", "schmier": "schmier"}.get(ruleset, "stage")
-    t = run("name", T.create, c.conn, name, ruleset, fmt, rounds, date=form.get("date") or None,
-            place=form.get("place") or None, boards=optional_int(form, "boards"),
-            season=(form.get("season") or "").strip() or None)
+    try:
+        t = run("name", T.create, c.conn, name, ruleset, fmt, rounds, date=form.get("date") or None,
+                place=form.get("place") or None, boards=optional_int(form, "boards"),
+                season=(form.get("season") or "").strip() or None)
+    except FieldError as e:
+        for field in ("boards", "rounds", "date", "season"):     # the module's refusal names its option
+            if field in e.et:
+                e.field = field
+        raise
     c.session["t"] = t["code"]
     return ("Turniir %s loodud" % t["name"], "Tournament %s created" % t["name"]), "/"
 
@@ -276,12 +282,19 @@ def place(c, form):
     return ("%s paigutatud: voor %d laud %d" % (rid, rn, tb), "%s placed: round %d table %d" % (rid, rn, tb)), "/acts"
 
 
-def close(c, form):
+def close(c, form, upload=None):
+    """Close a dead box's match: its events so far (an uploaded JSON-lines file, as the box's dump
+    gives them; none: nothing could be read), then the forfeit or the judge's close."""
     from nakk_host import enter as E
     rn = need(form, "round", "mis voor?", "which round?", number=True)
     tb = need(form, "table", "mis laud?", "which table?", number=True)
     forfeit = (form.get("forfeit") or "").strip().upper() or None
-    rid, status, _ = run("table", E.close, c.conn, c.t, rn, tb, c.by, why(form), (),
+    reason = why(form)
+    events = ()
+    if upload:
+        events = run("events", E.events_of, upload[3:].split(b"\n") if upload.startswith(b"\xef\xbb\xbf")
+                     else upload.split(b"\n"))
+    rid, status, _ = run("table", E.close, c.conn, c.t, rn, tb, c.by, reason, events,
                          optional_int(form, "room") or 0, forfeit)
     return ("Voor %d laud %d suletud: %s" % (rn, tb, rid), "Round %d table %d closed: %s" % (rn, tb, rid)), "/acts"
 

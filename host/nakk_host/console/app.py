@@ -210,7 +210,7 @@ class Console:
                 back = X.PAGE_OF[action]
                 if c.t is None and not action.startswith("tournament"):
                     raise X.FieldError("name", "loo enne turniir", "create a tournament first")
-                msg, to = X.ACTIONS[action](c, values)
+                msg, to = X.ACTIONS[action](c, values, raw) if action == "close" else X.ACTIONS[action](c, values)
             else:
                 return PlainTextResponse("404: tundmatu tegevus / unknown action\n", status_code=404)
         except X.FieldError as e:

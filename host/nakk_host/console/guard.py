@@ -16,17 +16,27 @@ COOKIE = "nakk_judge"
 OPEN_PATHS = ("/login", "/static/")
 
 
+TRIES = 10          # wrong codes before the code is spent: guessing one in a million stays hopeless
+
+
 class Sessions:
     """The one-time code and the sessions it opened: token -> {csrf, lang}."""
 
     def __init__(self, code=None):
         self.code = code or "%06d" % secrets.randbelow(10 ** 6)
         self.used = False
+        self.wrong = 0
         self.by_token = {}
 
     def login(self, code):
-        """A new session's token if code is the one printed and not used yet; else None."""
-        if self.used or not hmac.compare_digest(str(code).strip().encode(), self.code.encode()):
+        """A new session's token if code is the one printed and not used yet; else None. After TRIES
+        wrong codes the code is spent too (a restart of `nakk judge` prints a new one)."""
+        if self.used:
+            return None
+        if not hmac.compare_digest(str(code).strip().encode(), self.code.encode()):
+            self.wrong += 1
+            if self.wrong >= TRIES:
+                self.used = True
             return None
         self.used = True
         token = secrets.token_urlsafe(24)
