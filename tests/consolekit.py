@@ -3,6 +3,8 @@
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 
 from starlette.testclient import TestClient
 
@@ -75,3 +77,28 @@ def evening(tmp_path, pairs=8, rounds=3):
     data = re.search(r'name="data" value="([^"]+)"', r.text).group(1)
     assert post(c, "players_import", token, data=data).status_code == 303
     return c, db, token
+
+
+class Judge:
+    """`nakk judge --no-browser` as a subprocess: its address and one-time code from its one line."""
+
+    def __init__(self, db, env):
+        from hallkit import free_port
+        self.port = free_port()
+        self.proc = subprocess.Popen([sys.executable, "-m", "nakk_host.cli", "judge", "--db", db, "--port",
+                                      str(self.port), "--no-browser"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.line = self.proc.stdout.readline()
+        m = re.search(r"on (http://127\.0\.0\.1:\d+/) \(this computer only\); kood / code: (\d+)", self.line)
+        assert m, (self.line, self.proc.stderr.read() if self.proc.poll() is not None else "")
+        self.url, self.code = m.group(1), m.group(2)
+
+    def close(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()

@@ -349,3 +349,36 @@ def test_a_dead_box_s_match_is_closed_with_its_events_kept(tmp_path):
     conn.close()
     kinds = [re.search(rb'"type":\s*"(\w+)"', line).group(1) for line in bytes(raw).split(b"\n")]
     assert kinds == [b"setup", b"deal", b"forfeit"]
+
+
+def test_the_console_and_the_hall_run_at_once_on_one_database(tmp_path):
+    import os
+    import httpx2
+    from consolekit import Judge
+    from hallkit import Served
+    db = str(tmp_path / "judge.db")
+    judge = Judge(db, dict(os.environ))
+    hall = None
+    try:
+        web = httpx2.Client(base_url=judge.url, headers={"Origin": judge.url.rstrip("/")}, timeout=10)
+        pre = re.search(r'name="pre" value="([^"]+)"', web.get("/login").text).group(1)
+        assert web.post("/login", data={"pre": pre, "code": judge.code}).status_code == 303
+        token = re.search(r'name="csrf" value="([^"]+)"', web.get("/").text).group(1)
+        assert web.post("/do/tournament_new", data={"csrf": token, "name": "Etapp", "ruleset": "saare-2020",
+                                                    "rounds": "3"}).status_code == 303
+        hall = Served(db)                            # the hall's read-only pages beside the console
+        r = web.post("/do/players_preview", data={"csrf": token}, files={"file": ("p.csv", players_csv(4))})
+        data = re.search(r'name="data" value="([^"]+)"', r.text).group(1)
+        assert web.post("/do/players_import", data={"csrf": token, "data": data}).status_code == 303
+        assert web.post("/do/draw", data={"csrf": token, "round": "1"}).status_code == 303
+        status, page = hall.get("/draw")
+        assert status == 200 and "Mets/Tamm0" in page and "Saar/Kask1" in page   # drawn in the console
+        req = __import__("urllib.request", fromlist=["Request"]).Request(hall.url + "/", data=b"x", method="POST")
+        with pytest.raises(Exception) as e:
+            __import__("urllib.request", fromlist=["urlopen"]).urlopen(req, timeout=5)
+        assert "405" in str(e.value)                # the hall stays read-only
+        web.close()
+    finally:
+        if hall is not None:
+            hall.close()
+        judge.close()

@@ -16,7 +16,6 @@ the test says NOT RUN with the reason (pytest's skip), as test_hall_browser does
 import base64
 import os
 import re
-import subprocess
 import sys
 import threading
 import time
@@ -25,36 +24,12 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from hallkit import free_port, wait_for  # noqa: E402
-from consolekit import players_csv  # noqa: E402
+from hallkit import wait_for  # noqa: E402
+from consolekit import Judge, players_csv  # noqa: E402
 from test_hall_browser import WHY_NOT, new_browser  # noqa: E402
 from test_judge_e2e import A_WINS  # noqa: E402
 
 BOXES = 4
-
-
-class Judge:
-    """`nakk judge --no-browser` as a subprocess: its address and one-time code from its one line."""
-
-    def __init__(self, db, env):
-        self.port = free_port()
-        self.proc = subprocess.Popen([sys.executable, "-m", "nakk_host.cli", "judge", "--db", db, "--port",
-                                      str(self.port), "--no-browser"], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.line = self.proc.stdout.readline()
-        m = re.search(r"on (http://127\.0\.0\.1:\d+/) \(this computer only\); kood / code: (\d+)", self.line)
-        assert m, (self.line, self.proc.stderr.read() if self.proc.poll() is not None else "")
-        self.url, self.code = m.group(1), m.group(2)
-
-    def close(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
 
 
 @pytest.fixture
