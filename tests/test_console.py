@@ -382,3 +382,26 @@ def test_the_console_and_the_hall_run_at_once_on_one_database(tmp_path):
         if hall is not None:
             hall.close()
         judge.close()
+
+
+def test_turniirisasku_table_cards_name_the_room_and_each_team_s_pair(tmp_path):
+    db = str(tmp_path / "judge.db")
+    c = client(app_for(db))
+    assert login(c).status_code == 303
+    token = csrf(c)
+    assert post(c, "tournament_new", token, name="Turniirisasku", ruleset="sasku", rounds="1",
+                boards="4").status_code == 303
+    teams = "nimi;mängija;mängija;mängija;mängija\n" + "".join(
+        "Võistkond %s;%s1;%s2;%s3;%s4\n" % (x, x, x, x, x) for x in ("Õ", "Ä", "Ö", "Ü"))
+    r = post(c, "players_preview", token, files={"file": ("t.csv", teams.encode("utf-8"), "text/csv")})
+    data = re.search(r'name="data" value="([^"]+)"', r.text).group(1)
+    assert post(c, "players_import", token, data=data).status_code == 303
+    assert post(c, "draw", token, round="1").status_code == 303
+    rows = c.get("/api/state").json()["tables"]
+    assert sorted((r["table"], r["room"]) for r in rows) == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    cards = c.get("/print/cards?round=1").text
+    assert cards.count('class="sheet card"') == 4
+    for room in (1, 2):
+        assert "Tuba %d" % room in cards
+    assert re.search(r"Võistkond . 1 \(\d\)", cards) and re.search(r"Võistkond . 2 \(\d\)", cards)
+    assert c.get("/print/cards?round=2").status_code == 404

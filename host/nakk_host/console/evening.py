@@ -23,9 +23,10 @@ def _boxes_by_table(conn, t):
 
 
 def _last_assigned(conn, t, rn):
-    return {(tb, room): dev for tb, room, dev in conn.execute(
-        "SELECT table_no, room, device_id FROM assignments WHERE tournament_id=? AND round_no=? ORDER BY id",
-        (t["id"], rn))}
+    """(table, room) -> (device id, when) of the latest assignment pushed for the round."""
+    return {(tb, room): (dev, at) for tb, room, dev, at in conn.execute(
+        "SELECT table_no, room, device_id, pushed_at FROM assignments WHERE tournament_id=? AND round_no=? "
+        "ORDER BY id", (t["id"], rn))}
 
 
 def tables(conn, t, rn, watched=()):
@@ -39,20 +40,22 @@ def tables(conn, t, rn, watched=()):
     alarms = {}
     for a in store.alarms(conn):
         if a.get("device_id"):
-            alarms.setdefault(a["device_id"], []).append(a["what"])
+            alarms.setdefault(a["device_id"], []).append(a)
     rows = []
     for tb in rt["tables"]:
         places = [(x["room"], x["sides"], x["state"], x["result_ids"]) for x in tb["rooms"]] if tb["rooms"] \
             and not tb["bye"] else [(0, tb["sides"], tb["state"], tb["result_ids"])]
         for room, sides, state, rids in places:
             box = boxes.get((tb["table"], room))
-            dev = assigned.get((tb["table"], room)) or (box["device_id"] if box else None)
+            dev, since = assigned.get((tb["table"], room)) or (box["device_id"] if box else None, "")
+            # a box's alarms since it was given this table (an older one belongs to another match)
+            raised = [a["what"] for a in alarms.get(dev, ()) if (a["at"] or "") >= (since or "")] if dev else []
             seen = live.get(dev) or {}
             row = {"table": tb["table"], "room": room, "sides": [{"no": s["no"], "name": s["name"]} for s in sides],
                    "bye": tb["bye"], "state": state, "result_ids": rids, "problems": tb["problems"],
                    "box": box["name"] if box else None, "device": dev, "paired": box is not None,
                    "assigned": (tb["table"], room) in assigned, "box_state": seen.get("state"),
-                   "box_text": seen.get("text"), "alarms": alarms.get(dev, []) if dev else [],
+                   "box_text": seen.get("text"), "alarms": raised,
                    "final": tb["final"] if not room else None, "winner": tb["winner"]}
             if state == "playing" and seen.get("state") == "finished":
                 row["state"] = "finished"          # over on the box, waiting to be brought and synced
