@@ -131,10 +131,10 @@ def test_a_wrong_csv_says_why_beside_the_file_and_adds_nothing(tmp_path):
     c, db, token = evening(tmp_path, pairs=4)
     before = snapshot(db)
     for data, why in ((b"", "vali CSV-fail"),
-                      (b"nimi;vanus\nMets;40\n", "unknown column"),
-                      ("nimi;mängija;mängija\nMets;Üks\n".encode(), "players"),
-                      (b"nimi\n", "no entrants"),
-                      (b"\x81\x98\xff\xfe", "neither UTF-8")):
+                      (b"nimi;vanus\nMets;40\n", "tundmatu veerg"),
+                      ("nimi;mängija;mängija\nMets;Üks\n".encode(), "1 mängijat, peab olema 2"),
+                      (b"nimi\n", "ühtegi paari"),
+                      (b"\x81\x98\xff\xfe", "pole UTF-8 ega Windows-1257")):
         r = post(c, "players_preview", token, files={"file": ("x.csv", data, "text/csv")})
         assert r.status_code == 400, data
         assert why in (error_beside(r.text, "file") or ""), (data, error_beside(r.text, "file"))
@@ -144,13 +144,13 @@ def test_a_wrong_csv_says_why_beside_the_file_and_adds_nothing(tmp_path):
     assert snapshot(db) == before
     data = re.search(r'name="data" value="([^"]+)"', r.text).group(1)
     r = post(c, "players_import", token, data=data)
-    assert r.status_code == 400 and "registered already" in error_beside(r.text, "file")
+    assert r.status_code == 400 and "on juba kirjas" in error_beside(r.text, "file")
     assert snapshot(db) == before
 
 
 @pytest.mark.parametrize("action,fields,field,words", [
     ("player_add", {"name": "  "}, "name", "nimi puudub"),
-    ("player_add", {"name": "Mets\x00"}, "name", "control character"),
+    ("player_add", {"name": "Mets\x00"}, "name", "juhtmärki"),
     ("player_rename", {"no": "1", "name": "", "why": "kirjaviga"}, "name", "uus nimi puudub"),
     ("player_rename", {"no": "1", "name": "Uus", "why": ""}, "why", "miks?"),
     ("player_withdraw", {"no": "99", "why": "haige"}, "no", "99"),
@@ -164,7 +164,7 @@ def test_a_wrong_csv_says_why_beside_the_file_and_adds_nothing(tmp_path):
     ("void", {"what": "", "why": "x"}, "what", "kirje number"),
     ("place", {"result": "x", "round": "", "table": "1", "why": "x"}, "round", "mis voor"),
     ("close", {"round": "1", "table": "1", "why": ""}, "why", "miks?"),
-    ("draw", {"round": "5"}, "round", "cannot be drawn"),
+    ("draw", {"round": "5"}, "round", "5. vooru ei saa loosida enne 1. vooru"),
     ("tournament_new", {"name": "", "ruleset": "saare-2020", "rounds": "3"}, "name", "nimi puudub"),
     ("tournament_new", {"name": "X", "ruleset": "saare-2020", "rounds": "kolm"}, "rounds", "täisarv"),
     ("tournament_use", {"code": "pole-olemas"}, "code", "pole-olemas"),
@@ -186,7 +186,7 @@ def test_a_second_draw_of_the_same_round_is_refused(tmp_path):
     assert post(c, "draw", token, round="1").status_code == 303
     before = snapshot(db)
     r = post(c, "draw", token, round="1")                   # the same form sent again
-    assert r.status_code == 400 and "round 1 is drawn already" in error_beside(r.text, "round")
+    assert r.status_code == 400 and "1. voor on juba loositud" in error_beside(r.text, "round")
     assert snapshot(db) == before
 
 
@@ -214,6 +214,18 @@ def test_english_is_a_choice_kept_in_the_session(tmp_path):
     assert "Next step" in page and "Järgmine samm" not in page
     r = post(c, "player_add", token, name="")
     assert error_beside(r.text, "name") == "the name is missing"
+    r = post(c, "player_add", token, name="Mets/Tamm0", players="Mets, Tamm0")   # the module's own words, as the CLI says them
+    assert error_beside(r.text, "name").startswith("Mets/Tamm0 is registered already (as no 1")
+
+
+def test_the_modules_refusals_are_said_in_estonian_and_an_unknown_one_as_it_is():
+    from nakk_host.console.refusals import estonian
+    assert estonian("round 2 is not in yet: tables 1, 3 (playing); a swiss draw needs its standings") == \
+        "2. voor pole veel käes: laud 1, 3 (playing); loosimine vajab selle edetabelit"
+    assert estonian("no result 'x-1' (see `nakk history` or `nakk standings` for result ids)") == "tulemust x-1 pole"
+    assert estonian("round 1 table 2 has a result already (paper-1): to replace it, void it first with "
+                    "`nakk correct paper-1 --void --why ...`").startswith("1. vooru laual 2 on tulemus juba käes")
+    assert estonian("something new went wrong") == "something new went wrong"
 
 
 def _sheet_page(c):
@@ -338,7 +350,7 @@ def test_a_dead_box_s_match_is_closed_with_its_events_kept(tmp_path):
     before = snapshot(db)
     r = post(c, "close", token, files={"file": ("kast.jsonl", b'{"seq": 1, "type": "setup"\n', "application/json")},
              round="1", table="1", forfeit="B", why="kasti aku tühi")
-    assert r.status_code == 400 and error_beside(r.text, "events").startswith("line 1")
+    assert r.status_code == 400 and error_beside(r.text, "events").startswith("rida 1")
     assert snapshot(db) == before
     half = saare_events(code, 1, 1, ["Mets/Tamm0", "Saar/Kask1"], [("suit", "A", "A")], tail=())
     r = post(c, "close", token, files={"file": ("kast.jsonl", b"\xef\xbb\xbf" + raw_of(half), "application/json")},

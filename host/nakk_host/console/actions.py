@@ -15,6 +15,7 @@ from nakk_host import assign as A
 from nakk_host import draw as D
 from nakk_host import players as P
 from nakk_host import tournament as T
+from nakk_host.console.refusals import estonian
 from nakk_host.intake import IntakeError
 from nakk_host.store import StoreError
 
@@ -61,7 +62,7 @@ def run(field, fn, *args, **kw):
     try:
         return fn(*args, **kw)
     except (T.TournamentError, IntakeError, StoreError) as e:
-        raise FieldError(field, str(e))
+        raise FieldError(field, estonian(str(e)), str(e))
     except sqlite3.Error as e:
         raise FieldError(field, "andmebaas: %s" % e, "the database: %s" % e)
 
@@ -79,7 +80,7 @@ def tournament_new(c, form):
                 season=(form.get("season") or "").strip() or None)
     except FieldError as e:
         for field in ("boards", "rounds", "date", "season"):     # the module's refusal names its option
-            if field in e.et:
+            if field in e.en:
                 e.field = field
         raise
     c.session["t"] = t["code"]
