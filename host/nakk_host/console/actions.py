@@ -163,9 +163,11 @@ def push(c, form):
         raise FieldError("round", "ühtegi kasti pole ühendatud (USB või simulaator)",
                          "no box is connected (USB or a simulator)")
     sent = [x for x in done if x[4].startswith("sent")]
-    other = ["%s: %s" % (x[1] or x[0], x[4]) for x in done if not x[4].startswith("sent")]
-    return ("Voor %d: %d kasti said oma laua%s" % (rn, len(sent), ("; " + "; ".join(other)) if other else ""),
-            "Round %d: %d boxes got their table%s" % (rn, len(sent), ("; " + "; ".join(other)) if other else "")), "/"
+    other = [(x[1] or x[0], x[4]) for x in done if not x[4].startswith("sent")]
+    et = "".join("; %s: %s" % (who, estonian(what)) for who, what in other)
+    en = "".join("; %s: %s" % (who, what) for who, what in other)
+    return ("Voor %d: %d kasti said oma laua%s" % (rn, len(sent), et),
+            "Round %d: %d boxes got their table%s" % (rn, len(sent), en)), "/"
 
 
 def assign_one(c, form):
@@ -191,7 +193,7 @@ def pair(c, form):
     try:
         h = judge.pair_box(c.db, port, name, say=lambda s: None, judge_name=c.by)
     except CommandError as e:
-        raise FieldError("port", str(e))
+        raise FieldError("port", estonian(str(e)), str(e))
     return ("Kast %s paaritatud nimega %s" % (h["device"], name), "Box %s paired as %s" % (h["device"], name)), "/boxes"
 
 
@@ -203,10 +205,11 @@ def sync(c, form):
         raise FieldError("sync", "ühtegi kasti pole ühendatud", "no box is connected")
     reports = Sy.sync(ports, c.db)
     new = sum(len(r.new) for r in reports)
-    bad = ["%s: %s" % (r.device or r.port.url, r.error or "; ".join(w for _, w in r.rejected))
-           for r in reports if not r.ok()]
-    return ("Sünkroonitud %d kasti: %d uut tulemust%s" % (len(reports), new, ("; " + "; ".join(bad)) if bad else ""),
-            "Synced %d boxes: %d new results%s" % (len(reports), new, ("; " + "; ".join(bad)) if bad else "")), "/"
+    bad = [(r.device or r.port.url, r.error or "; ".join(w for _, w in r.rejected)) for r in reports if not r.ok()]
+    et = "".join("; %s: %s" % (who, estonian(why)) for who, why in bad)
+    en = "".join("; %s: %s" % (who, why) for who, why in bad)
+    return ("Sünkroonitud %d kasti: %d uut tulemust%s" % (len(reports), new, et),
+            "Synced %d boxes: %d new results%s" % (len(reports), new, en)), "/"
 
 
 def watch_pair(c, form):

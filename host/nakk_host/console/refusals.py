@@ -71,6 +71,31 @@ _RULES = [
     (r"no tournament yet.*", "turniiri veel pole: loo see"),
     (r"no tournament '?(.+?)'? \(known: (.+)\)", "turniiri {0} pole (on: {1})"),
     (r"--date '?(.+?)'? is not a date.*", "{0} pole kuupäev (AAAA-KK-PP)"),
+    # a paper sheet: the form's answers (enter.Sheet.answer) and Match's refusals
+    (r"choose 1 to (\d+)", "vali 1 kuni {0}"),
+    (r"type a number from the list", "vali number loendist"),
+    (r"(.+) needs a side: (.+)", "{0}: vaja on poolt ({1})"),
+    (r"(.+) takes no side", "{0}: pool pole vajalik"),
+    (r"(\d+) of (\d+) given: give exactly (\d+).*", "{0} punkti {1}-st antud: anna täpselt {2}"),
+    (r"no (\w+) yet to give the rest to", "ülejäänu saajat ({0}) pole veel"),
+    (r"a side \(.+\), a number 1 to (\d+), or rest", "pool (A, B, C või nt A2), number 1 kuni {0} või rest"),
+    (r"target: there is no entry to undo", "tagasi võtta pole midagi"),
+    (r"target: only the latest entry \(seq (\d+)\) can be undone", "tagasi saab võtta ainult viimase kirje ({0})"),
+    (r"type: the match is already over", "partii on juba läbi"),
+    (r"type: the result is locked.*", "tulemus on lukus: kõik pooled on kinnitanud või vaidlustanud"),
+    (r"type: the match is over; .*", "partii on läbi; tulemust parandab kohtunik"),
+    (r"by: side (\w) has already answered", "pool {0} on juba vastanud"),
+    # a pairing (judge.pair_box)
+    (r"not paired: nobody at the box held PREV and NEXT.*", "paaritamata: kastil ei hoitud PREV ja NEXT korraga all"),
+    (r"not paired: the box is paired with another judge \((.+?)\).*",
+     "paaritamata: kast on paaritatud teise kohtunikuga ({0})"),
+    (r"not paired: (.+)", "paaritamata: {0}"),
+    # pushing a round to the boxes (assign.push_all), syncing them (sync.sync)
+    (r"not paired with this judge", "pole selle kohtunikuga paaritatud"),
+    (r"its name (.+) names no table.*", "selle nimi {0} ei nimeta lauda: paarita see nimega „laud N”"),
+    (r"which room\? .*", "mis tuba? nimeta kast „laud N/1” või „laud N/2”"),
+    (r"refused: (.+)", "keeldus: {0}"),
+    (r"no answer: (.+)", "ei vasta: {0}"),
     (r"line (\d+): (.+)", "rida {0}: {1}"),
 ]
 _COMPILED = [(re.compile(p + r"\Z", re.S), et) for p, et in _RULES]

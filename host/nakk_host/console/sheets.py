@@ -13,6 +13,7 @@ from nakk.event import EventError
 
 from nakk_host import enter as E
 from nakk_host.console.actions import FieldError, need, run, why
+from nakk_host.console.refusals import estonian
 from nakk_host.store import now
 
 
@@ -133,8 +134,8 @@ def act(conn, t, rn, tb, room, form, by):
         else:
             raise FieldError("what", "tundmatu käsk", "unknown command")
     except EventError as e:
-        raise FieldError("answer", "reeglid ei luba: %s" % E._err(e), "refused by the rules: %s" % E._err(e))
+        raise FieldError("answer", "reeglid ei luba: %s" % estonian(E._err(e)), "refused by the rules: %s" % E._err(e))
     except ValueError as e:
-        raise FieldError("answer", str(e))
+        raise FieldError("answer", estonian(str(e)), str(e))
     save(conn, t, rn, tb, room, sheet, answers, step)
     return ("Sisestatud", "Entered")
