@@ -95,16 +95,10 @@ def _print_table(title, columns, rows, caption=None):
 # ---------------------------------------------------------------- tournament
 
 def _settings(pairs):
-    out = {}
-    for p in pairs or ():
-        if "=" not in p:
-            _fail("--set KEY=VALUE (got %r)" % p, 2)
-        k, v = p.split("=", 1)
-        try:
-            out[k] = json.loads(v)
-        except ValueError:
-            out[k] = v
-    return out
+    try:
+        return T.parse_settings(pairs)
+    except T.TournamentError as e:
+        _fail(str(e), 2)
 
 
 @_guard

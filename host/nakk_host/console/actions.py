@@ -74,13 +74,18 @@ def tournament_new(c, form):
     rounds = need(form, "rounds", "mitu vooru?", "how many rounds?", number=True)
     ruleset = need(form, "ruleset", "vali reeglid", "choose the rules")
     fmt = {"sasku": "teams", "schmier": "schmier"}.get(ruleset, "stage")
+    settings = run("settings", T.parse_settings, [x for x in (form.get("settings") or "").splitlines() if x.strip()])
+    order = [x.strip() for x in (form.get("order") or "").split(",") if x.strip()] or None
     try:
         t = run("name", T.create, c.conn, name, ruleset, fmt, rounds, date=form.get("date") or None,
                 place=form.get("place") or None, boards=optional_int(form, "boards"),
-                season=(form.get("season") or "").strip() or None)
+                season=(form.get("season") or "").strip() or None, settings=settings,
+                draw=form.get("draw") or "auto", order_by=order, code=(form.get("code") or "").strip() or None)
     except FieldError as e:
-        for field in ("boards", "rounds", "date", "season"):     # the module's refusal names its option
-            if field in e.en:
+        # the module's refusal names its option: the message goes beside that field
+        for field, words in (("boards", "boards"), ("rounds", "round"), ("date", "date"), ("code", "code"),
+                             ("order", "criterion"), ("draw", "draw is"), ("settings", "setting")):
+            if words in e.en:
                 e.field = field
         raise
     c.session["t"] = t["code"]

@@ -71,6 +71,12 @@ _RULES = [
     (r"no tournament yet.*", "turniiri veel pole: loo see"),
     (r"no tournament '?(.+?)'? \(known: (.+)\)", "turniiri {0} pole (on: {1})"),
     (r"--date '?(.+?)'? is not a date.*", "{0} pole kuupäev (AAAA-KK-PP)"),
+    (r"--code '?(.+?)'?: letters, digits.*", "kood {0}: tähed, numbrid, . _ - (kuni 40)"),
+    (r"unknown standings criterion '?(.+?)'? for (\w+) \(known: (.+)\)", "tundmatu järjestuse alus {0} (on: {2})"),
+    (r"a criterion appears twice in the standings order", "alus on järjestuses kaks korda"),
+    (r"--set KEY=VALUE \(got (.+)\)", "seade on kujul VÕTI=VÄÄRTUS (anti {0})"),
+    (r"settings\.(\w+): unknown setting for (.+)", "tundmatu seade {0} reeglitele {1}"),
+    (r"settings\.(\w+): must be a whole number (\d+)\.\.(\d+)", "seade {0}: täisarv {1} kuni {2}"),
     # a paper sheet: the form's answers (enter.Sheet.answer) and Match's refusals
     (r"choose 1 to (\d+)", "vali 1 kuni {0}"),
     (r"type a number from the list", "vali number loendist"),
