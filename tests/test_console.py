@@ -425,3 +425,18 @@ def test_turniirisasku_table_cards_name_the_room_and_each_team_s_pair(tmp_path):
         assert "Tuba %d" % room in cards
     assert re.search(r"Võistkond . 1 \(\d\)", cards) and re.search(r"Võistkond . 2 \(\d\)", cards)
     assert c.get("/print/cards?round=2").status_code == 404
+
+
+def test_a_result_no_draw_knows_is_listed_and_placed_at_its_table(tmp_path):
+    from judge_kit import saare_events, store
+    from nakk_host.store import open_db
+    c, db, token = evening(tmp_path, pairs=2, rounds=1)
+    assert post(c, "draw", token, round="1").status_code == 303
+    conn = open_db(db)
+    store(conn, "box1-1", saare_events(None, 1, 1, ["Mets/Tamm0", "Saar/Kask1"], [("suit", "A", "A")] * 3))
+    conn.close()
+    assert "box1-1" in re.search(r'<ul id="to-place">(.*?)</ul>', c.get("/acts").text, re.S).group(1)
+    r = post(c, "place", token, result="box1-1", round="1", table="1", why="kast seati käsitsi")
+    assert r.status_code == 303
+    assert 'id="to-place"' not in c.get("/acts").text
+    assert c.get("/api/state").json()["tables"][0]["result_ids"] == ["box1-1"]

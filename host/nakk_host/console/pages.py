@@ -68,8 +68,10 @@ def acts(c, params):
         for r in store.results(c.conn, c.t["code"]):
             rows.append({"result_id": r["result_id"], "round": r["round_no"], "table": r["table_no"],
                          "room": r["room"], "status": r["status"], "final": (r["summary"] or {}).get("final")})
+    # results a box played at no drawn table (set up by hand, or another table): the judge places them
+    to_place = (S.unplaced(c.conn, c.t) if c.t else []) + S.unassigned_results(c.conn)
     return {"template": "acts.html", "results": rows, "entrants": P.entrants(c.conn, c.t) if c.t else [],
-            "alarms": store.alarms(c.conn)}
+            "alarms": store.alarms(c.conn), "to_place": to_place}
 
 
 def history(c, params):
