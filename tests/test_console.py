@@ -83,17 +83,20 @@ def test_a_foreign_host_is_refused(tmp_path):
     assert c.get("/login", headers={"Host": "127.0.0.1:8081"}).status_code == 200
 
 
-def test_nakk_judge_binds_loopback_by_default_and_says_so(tmp_path):
+def test_nakk_judge_binds_loopback_by_default_and_says_so(tmp_path, monkeypatch):
+    import webbrowser
     from nakk_host.console import server
     from nakk_host.cli import parser
     args = parser().parse_args(["judge", "--db", str(tmp_path / "j.db")])
     assert args.host == "127.0.0.1" and not args.no_browser
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url))
     out = io.StringIO()
     got = {}
     sock = __import__("nakk_host.hall.server", fromlist=["bind"]).bind(args.host, 0)
 
     def run():
-        got["rc"] = server.serve(str(tmp_path / "j.db"), args.host, 0, browser=False, out=out, sock=sock,
+        got["rc"] = server.serve(str(tmp_path / "j.db"), args.host, 0, browser=True, out=out, sock=sock,
                                  code="111111", ready=lambda url: got.setdefault("url", url))
 
     import uvicorn
@@ -115,6 +118,7 @@ def test_nakk_judge_binds_loopback_by_default_and_says_so(tmp_path):
         assert sock.getsockname()[0] == "127.0.0.1"
         line = out.getvalue()
         assert line.count("\n") == 1 and "127.0.0.1" in line and "this computer only" in line and "111111" in line
+        assert opened == [got["url"] + "login"]             # the browser opened at the login page
         import urllib.request
         r = urllib.request.urlopen(got["url"] + "login", timeout=5)
         assert r.status == 200
