@@ -90,7 +90,9 @@ def standings(c, params):
     season = None
     if c.t and c.t["season"]:
         season = S.season(c.conn, c.t["season"])
-    return {"template": "standings.html", "st": st, "season": season}
+    from nakk_host.hall.words import order_words
+    return {"template": "standings.html", "st": st, "season": season,
+            "order": order_words(st["order"], c.lang) if st else ""}
 
 
 def rounds(c, params):
@@ -145,7 +147,9 @@ def print_sheets(c, params):
 
 
 def print_standings(c, params):
-    return {"template": "print_standings.html", "st": S.standings(c.conn, c.t)}
+    from nakk_host.hall.words import order_words
+    st = S.standings(c.conn, c.t)
+    return {"template": "print_standings.html", "st": st, "order": order_words(st["order"], c.lang)}
 
 
 PRINTS = {"draw": print_draw, "cards": print_cards, "sheets": print_sheets, "standings": print_standings}
