@@ -107,7 +107,8 @@ class Console:
         s["by"] = (form.get("by") or "").strip() or self.judge
         s["lang"] = lang
         r = RedirectResponse("/", status_code=303)
-        r.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+        # kept through a closed browser for the evening (the server's memory ends it at any restart)
+        r.set_cookie(COOKIE, token, max_age=14 * 3600, httponly=True, samesite="strict", path="/")
         return r
 
     # ------------------------------------------------------------ pages
