@@ -444,3 +444,22 @@ def test_a_result_no_draw_knows_is_listed_and_placed_at_its_table(tmp_path):
     assert r.status_code == 303
     assert 'id="to-place"' not in c.get("/acts").text
     assert c.get("/api/state").json()["tables"][0]["result_ids"] == ["box1-1"]
+
+
+def test_the_exports_are_the_cli_s_files_as_downloads(tmp_path):
+    from nakk_host import export as X
+    from nakk_host import standings as S
+    from nakk_host import tournament as T
+    from nakk_host.store import open_db
+    c, db, token = evening(tmp_path, pairs=4, rounds=1)
+    assert post(c, "draw", token, round="1").status_code == 303
+    conn = open_db(db)
+    t = T.get(conn)
+    want = {"standings.csv": X.standings_csv(S.standings(conn, t)), "matches.csv": X.matches_csv(conn, t)}
+    conn.close()
+    for name, text in want.items():
+        r = c.get("/export/" + name)
+        assert r.status_code == 200 and r.content == b"\xef\xbb\xbf" + text.encode("utf-8")
+        assert 'filename="%s"' % name in r.headers["content-disposition"]
+    assert c.get("/export/season.csv").status_code == 404          # this stage is in no season
+    assert c.get("/export/../judge.db").status_code in (404, 400)

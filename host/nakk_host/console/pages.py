@@ -171,4 +171,7 @@ def export(c, name, params):
         return X.standings_html(st).encode("utf-8"), "text/html; charset=utf-8", name
     if name == "season.csv" and c.t["season"]:
         return ("\ufeff" + X.standings_csv(S.season(c.conn, c.t["season"]))).encode("utf-8"), csv, name
+    if name == "season.html" and c.t["season"]:
+        return (X.standings_html(S.season(c.conn, c.t["season"]), c.t["season"]).encode("utf-8"),
+                "text/html; charset=utf-8", name)
     return None
