@@ -123,6 +123,25 @@ def void_record(conn, t, record_no, by, why):
     return old
 
 
+def void_any(conn, t, what, by, why):
+    """`nakk void RECORD|RESULT`: a record number voids that deduction or correction (returns the
+    voided record); anything else is a result id, left out of the standings (returns None)."""
+    what = str(what).strip()
+    if what.isdigit():
+        return void_record(conn, t, int(what), by, why)
+    void(conn, t, what, by, why)
+    return None
+
+
+def winner_of(text):
+    """A correction's winner as the judge writes it: "A", "b", "none" (no winner, also "pole");
+    empty: the winner is left as it is (False)."""
+    text = (text or "").strip()
+    if not text:
+        return False
+    return None if text.lower() in ("none", "pole") else text.upper()
+
+
 def place(conn, t, result_id, round_no, table_no, by, why, room=0, swap=False):
     """Place a result at a drawn table (a box played a match nobody assigned it).
     swap: the result's side A is the draw's second entrant."""

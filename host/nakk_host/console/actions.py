@@ -264,8 +264,7 @@ def correct(c, form):
             points = [int(x) for x in form["points"].replace(",", " ").split()]
         except ValueError:
             raise FieldError("points", "punktid poolte kaupa, nt 0 -2", "points per side, e.g. 0 -2")
-    w = (form.get("winner") or "").strip()
-    winner = False if not w else (None if w.lower() in ("none", "pole") else w.upper())
+    winner = J.winner_of(form.get("winner"))
     if points is None and winner is False:
         raise FieldError("points", "anna punktid või võitja", "give points or a winner")
     data = run("result", J.correct, c.conn, c.t, rid, c.by, reason, points, winner)
@@ -274,11 +273,8 @@ def correct(c, form):
 
 def void(c, form):
     what = need(form, "what", "kirje number või tulemuse tunnus", "a record number or a result id")
-    reason = why(form)
-    if what.isdigit():
-        run("what", J.void_record, c.conn, c.t, int(what), c.by, reason)
+    if run("what", J.void_any, c.conn, c.t, what, c.by, why(form)) is not None:
         return ("Kirje %s tühistatud" % what, "Record %s voided" % what), "/acts"
-    run("what", J.void, c.conn, c.t, what, c.by, reason)
     return ("%s jäetakse arvestusest välja" % what, "%s is left out of the standings" % what), "/acts"
 
 
