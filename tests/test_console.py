@@ -463,3 +463,17 @@ def test_the_exports_are_the_cli_s_files_as_downloads(tmp_path):
         assert 'filename="%s"' % name in r.headers["content-disposition"]
     assert c.get("/export/season.csv").status_code == 404          # this stage is in no season
     assert c.get("/export/../judge.db").status_code in (404, 400)
+
+
+def test_a_windows_1257_csv_is_previewed_with_its_encoding_named_and_its_letters_right(tmp_path):
+    c, db, token = evening(tmp_path, pairs=2)
+    before = snapshot(db)
+    csv = "nimi;mängija;mängija;klubi\nŠokk/Žürii;Šokk;Žürii;Põlva\nÕun/Pärn;Õun;Pärn;Kärdla\n".encode("cp1257")
+    r = post(c, "players_preview", token, files={"file": ("excel.csv", csv, "text/csv")})
+    assert r.status_code == 200 and "Windows-1257 (Balti; Eesti Exceli CSV)" in r.text
+    assert "Šokk/Žürii" in r.text and "Õun/Pärn" in r.text
+    assert snapshot(db) == before                                   # a preview adds nothing
+    data = re.search(r'name="data" value="([^"]+)"', r.text).group(1)
+    assert post(c, "players_import", token, data=data).status_code == 303
+    names = re.findall(r'<tr data-no="\d+"><td>\d+</td><td>([^<]+)</td>', c.get("/players").text)
+    assert names[-2:] == ["Šokk/Žürii", "Õun/Pärn"]

@@ -105,8 +105,7 @@ def players_preview(c, form, upload):
     """Read an uploaded CSV as `nakk players import` does, without adding anything: the rows to confirm."""
     if upload is None or not upload:
         raise FieldError("file", "vali CSV-fail", "choose a CSV file")
-    text, enc = run("file", P.decode, upload)
-    rows = run("file", P.parse_csv, text, c.t["format"])
+    rows, enc = run("file", P.read_csv, upload, c.t["format"])
     return {"rows": rows, "encoding": enc, "data": base64.b64encode(upload).decode("ascii")}
 
 
@@ -115,8 +114,7 @@ def players_import(c, form):
         raw = base64.b64decode(need(form, "data", "faili pole", "no file"), validate=True)
     except ValueError:
         raise FieldError("file", "fail on rikutud, laadi uuesti", "the file is damaged: upload it again")
-    text, enc = run("file", P.decode, raw)
-    rows = run("file", P.parse_csv, text, c.t["format"])
+    rows, _ = run("file", P.read_csv, raw, c.t["format"])
     added = run("file", P.add_many, c.conn, c.t, rows)
     barred = [e["name"] for e in added if e["status"] == "barred"]
     et = "%d lisatud (numbrid %d–%d)" % (len(added), added[0]["no"], added[-1]["no"])
