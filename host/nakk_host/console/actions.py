@@ -180,10 +180,7 @@ def assign_one(c, form):
     room = optional_int(form, "room") or 0
     port = need(form, "port", "vali kast", "choose a box")
     rec = run("table", A.assignment, c.conn, c.t, rn, tb, room)
-    try:
-        device, url = A.push(c.conn, rec, port)
-    except Exception as e:          # the box's refusal or a lost link, in its own words
-        raise FieldError("port", "kast ei võtnud vastu: %s" % e, "the box did not take it: %s" % e)
+    device, url = run("port", A.push, c.conn, rec, port)
     A.pushed(c.conn, c.t, rn, tb, room, rec, device_id=device)
     return ("Laud %d: saadetud kastile %s" % (tb, device), "Table %d: sent to box %s" % (tb, device)), "/"
 
