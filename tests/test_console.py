@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from consolekit import (CODE, ORIGIN, app_for, client, csrf, error_beside, evening, flash, login, players_csv,
+from consolekit import (CODE, ORIGIN, app_for, client, csrf, error_beside, evening, login, players_csv,
                         post, snapshot)
 
 
