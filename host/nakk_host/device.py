@@ -22,12 +22,14 @@ PAIR_TIMEOUT = 75.0  # the players confirm a pairing on the box (it gives up aft
 
 
 class Port:
-    """A place a box may be: url (for serial_for_url), kind ("usb", "sim" or "url") and a label."""
+    """A place a box may be: url (for serial_for_url), kind ("usb", "sim" or "url"), a label, and ident:
+    what tells one box there from the next on the same url (a device path or pty is used again)."""
 
-    def __init__(self, url, kind="url", label=""):
+    def __init__(self, url, kind="url", label="", ident=None):
         self.url = url
         self.kind = kind
         self.label = label or url
+        self.ident = ident or url
 
     def __repr__(self):
         return "Port(%r, %r)" % (self.url, self.kind)
@@ -40,12 +42,14 @@ def discover():
         from serial.tools import list_ports
         for p in sorted(list_ports.comports(), key=lambda p: p.device):
             if p.vid == USB_VID and p.pid == USB_PID:
-                out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or "")))
+                out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or ""),
+                                "usb %s %s %s" % (p.device, p.serial_number, p.location)))
     except Exception:      # a platform whose port list fails still finds simulators
         pass
     from nakk_host import simulator
     for e in simulator.registered_simulators():
-        out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", "")))))
+        out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", ""))),
+                        "sim %s %s %s %s" % (e["path"], e["pid"], e.get("sim_pid"), e.get("started"))))
     return out
 
 
