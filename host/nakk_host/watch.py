@@ -52,7 +52,6 @@ class _Box:
         self.state = "new"
         self.offer = None         # {"kind": "pair"} or {"kind": "assign", round, table, room, sides, tournament}
         self.thread = None        # the job running for it (one at a time)
-        self.queued = False       # waiting for a sync place
         self.counted = False      # holds one of the `workers` places
         self.started = None       # when it took its place (time.monotonic)
         self.gone = False
@@ -95,6 +94,7 @@ class Watcher:
         self._n = 0
         self._queue = []                      # boxes waiting for a place, in the order they appeared
         self._running = 0
+        self._tick = 0                        # counts every change of a box's state (wait() wakes)
         self._threads = set()
         self._stop = threading.Event()
         self._scanner = None
@@ -134,9 +134,11 @@ class Watcher:
             return [dict(e) for e in self._events if e["n"] > since]
 
     def wait(self, since=0, timeout=None):
-        """events(since), waiting up to `timeout` seconds for one to come (a console's long poll)."""
+        """events(since), waiting up to `timeout` seconds for one to come or for a box's state to
+        change (then it may be []: a console's long poll, after which it reads boxes() again)."""
         with self._cond:
-            self._cond.wait_for(lambda: self._n > since or self._stop.is_set(), timeout)
+            tick = self._tick
+            self._cond.wait_for(lambda: self._n > since or self._tick != tick or self._stop.is_set(), timeout)
         return self.events(since)
 
     def last_event(self):
@@ -192,7 +194,7 @@ class Watcher:
         with self._cond:
             for k, v in state.items():
                 setattr(b, k, v)
-            self._cond.notify_all()
+            self._changed()
 
     def set_offer(self, b, offer, again=False):
         """Offer the box something (None: nothing); an offer new to it is an event (again: say it again)."""
@@ -200,6 +202,7 @@ class Watcher:
             if offer == b.offer and not again:
                 return
             b.offer = offer
+            self._changed()
         if offer is None:
             return
         if offer["kind"] == "pair":
@@ -227,9 +230,14 @@ class Watcher:
             del self._events[:-KEEP]
             if b is not None:
                 b.last = e["words"]
-            self._cond.notify_all()
+            self._changed()
 
     # ------------------------------------------------------------ the threads
+    def _changed(self):
+        """Something a console shows changed (the caller holds the lock): wake the waiters."""
+        self._tick += 1
+        self._cond.notify_all()
+
     def _present(self, port):
         b = self._boxes.get(getattr(port, "url", port))
         if b is None or b.gone:
@@ -250,6 +258,9 @@ class Watcher:
                              daemon=True)
         b.thread = t
         self._threads.add(t)
+        if slot:
+            self._queue.append(b)     # in line now, in the order the boxes appeared
+        self._changed()
         t.start()
 
     def _job(self, b, job, args, slot):
@@ -265,6 +276,8 @@ class Watcher:
                 if b.counted:
                     self._running -= 1
                     b.counted = False
+                if b in self._queue:
+                    self._queue.remove(b)
                 b.thread = None
                 b.started = None
                 self._threads.discard(threading.current_thread())
@@ -273,18 +286,16 @@ class Watcher:
                 elif b.again and not self._stop.is_set():
                     b.again = False
                     self._spawn(b, J.sync_now, (), slot=True)
-                self._cond.notify_all()
+                self._changed()
 
     def _take_place(self, b):
-        """Wait for one of the `workers` places, first come first served; False when stopping."""
+        """Wait for one of the `workers` places, first come first served (in line since _spawn);
+        False when stopping."""
         with self._cond:
-            self._queue.append(b)
-            try:
-                while not self._stop.is_set() and not (self._running < self.workers and self._queue[0] is b):
-                    self._cond.wait(1.0)
-            finally:
-                self._queue.remove(b)
-                self._cond.notify_all()
+            while not self._stop.is_set() and not (self._running < self.workers and self._queue[0] is b):
+                self._cond.wait(1.0)
+            self._queue.remove(b)
+            self._changed()
             if self._stop.is_set():
                 return False
             self._running += 1
@@ -339,7 +350,7 @@ class Watcher:
                 b.counted = False
                 self._running -= 1
                 b.state = "hung"
-            self._cond.notify_all()
+            self._changed()
         for b in late:
             self.event(b, "hung", seconds="%g" % self.deadline)
 

@@ -39,8 +39,8 @@ WORDS = {
     "stored-then-failed": ("{who}: {count} tulemust salvestati, siis ühendus katkes; ülejäänud tulevad järgmisel "
                            "ühendamisel", "{who}: {count} results stored, then the link broke; the rest come at the "
                            "next plug-in"),
-    "hung": ("{who}: kast ei ole {seconds} s jooksul valmis; teised kastid jätkavad",
-             "{who}: the box has not finished in {seconds} s; the other boxes go on"),
+    "hung": ("{who}: pole {seconds} s jooksul lõpetanud; teised kastid jätkavad",
+             "{who}: not done within {seconds} s; the other boxes go on"),
     "pair-offer": ("Uus kast {box} ({port}) pole selle kohtunikuga paaritud: paarida?",
                    "New box {box} ({port}) is not paired with this judge: pair it?"),
     "foreign": ("{who}: paaritud teise kohtunikuga ({judge}); selle vabastab ainult too kohtunik või kasti "
