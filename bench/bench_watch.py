@@ -53,6 +53,10 @@ def plug_in(tmp, db, names, workers):
                 elif e["kind"] in ("failed", "no-answer", "crash", "hung"):
                     print("  %s" % e["words"])
         if len(done) < len(sims):
+            for s in sims:
+                if s.tty not in done:
+                    print("  %s: %s; %s" % (s.tty, "; ".join(e["words"] for e in w.events() if e["port"] == s.tty),
+                                            [b for b in w.boxes() if b["port"] == s.tty]))
             raise SystemExit("only %d of %d boxes were synced in 120 s" % (len(done), len(sims)))
         return [done[s.tty] - appeared[s.tty] for s in sims]
     finally:

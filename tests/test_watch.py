@@ -311,3 +311,25 @@ def test_nakk_sync_watch_prints_the_events(tmp_path):
     assert proc.returncode == 0, err
     assert "Table 1: %d : %d received, verified" % tuple(final()) in lines[-1]
     assert stored(db)[0] == ["%s-1" % fs_id]
+
+
+def test_a_registry_entry_is_never_seen_half_written(tmp_path, monkeypatch):
+    """The watcher reads the registry five times a second while boxes appear: a reader that came while
+    an entry was being written took it for a stale one and removed it (the box never appeared)."""
+    from nakk_host import simulator as Sim
+    real = Sim.json.dump
+    seen = []
+
+    def dump(obj, f):
+        f.write('{"path": ')                            # half written, and a reader looks right then
+        f.flush()
+        seen.append(Sim.registered_simulators())
+        f.seek(0)
+        f.truncate()
+        real(obj, f)
+    monkeypatch.setattr(Sim.json, "dump", dump)
+    image = str(tmp_path / "box.img")
+    boxes.fill(image, 0)
+    with Simulator(image) as sim:
+        monkeypatch.setattr(Sim.json, "dump", real)
+        assert seen and [e["path"] for e in Sim.registered_simulators()] == [sim.tty]
