@@ -179,15 +179,16 @@ class Watcher:
             self._spawn(b, J.assign_now, (dict(b.offer),), slot=False)
 
     def sync(self, port):
-        """Sync the box on `port` again now (after the one it is doing, if busy)."""
+        """Look at the box on `port` again now, as when it appeared (after the job it is doing, if
+        busy): a paired box is synced (a box that did not answer, once it does)."""
         with self._cond:
             b = self._present(port)
-            if b.state in ("unpaired", "foreign", "new", "checking", "pairing"):
+            if b.state in ("unpaired", "foreign"):
                 raise WatchError("%s: the box is not paired with this judge" % port)
             if b.thread is not None:
                 b.again = True
             else:
-                self._spawn(b, J.sync_now, (), slot=True)
+                self._spawn(b, J.look, (), slot=True)
 
     # ------------------------------------------------------------ what the jobs call
     def update(self, b, **state):
@@ -199,7 +200,7 @@ class Watcher:
     def set_offer(self, b, offer, again=False):
         """Offer the box something (None: nothing); an offer new to it is an event (again: say it again)."""
         with self._cond:
-            if offer == b.offer and not again:
+            if b.gone or offer == b.offer and not again:
                 return
             b.offer = offer
             self._changed()
@@ -285,7 +286,7 @@ class Watcher:
                     del self._boxes[b.port.url]
                 elif b.again and not self._stop.is_set():
                     b.again = False
-                    self._spawn(b, J.sync_now, (), slot=True)
+                    self._spawn(b, J.look, (), slot=True)
                 self._changed()
 
     def _take_place(self, b):
