@@ -333,3 +333,53 @@ def test_a_registry_entry_is_never_seen_half_written(tmp_path, monkeypatch):
     with Simulator(image) as sim:
         monkeypatch.setattr(Sim.json, "dump", real)
         assert seen and [e["path"] for e in Sim.registered_simulators()] == [sim.tty]
+
+
+@pytest.mark.parametrize("lie", ["edited-bytes", "other-totals", "damaged"])
+def test_alarms_in_words(tmp_path, watching, lie):
+    """A box that lies (test_sync's fake box on a raw pty, holding the judge's key): a bad signature,
+    totals the judge's recount does not give, a damaged match on its flash: each an alarm in words."""
+    from test_sync import EvilBox as Lying, boxes_lines
+
+    class EvilBox(Lying):
+        def _answer(self, req):          # the watcher's first hello asks no proof (no nonce)
+            return Lying._answer(self, dict(req, nonce=req.get("nonce", "-" * 8)))
+
+    class DamagedBox(EvilBox):
+        def _answer(self, req):
+            out = EvilBox._answer(self, req)
+            if req["cmd"] == "hello":
+                out.update(damaged=1, damaged_matches=[4])
+            return out
+
+    db = str(tmp_path / "judge.db")
+    key, fs_id, device = os.urandom(32), "00112233aabbccdd", "e6614103e7a2b3c4"
+    conn = store.open_db(db)
+    store.save_pairing(conn, device, fs_id, key, "laud 7")
+    conn.close()
+    raw = b"\n".join(boxes_lines(fs_id))
+    want = final()
+    if lie == "edited-bytes":
+        i = raw.index(b'"winner":"A"')
+        evil = EvilBox(key, fs_id, device, raw[:i] + b'"winner":"B"' + raw[i + 12:], signed=raw, final=want)
+    elif lie == "other-totals":
+        evil = EvilBox(key, fs_id, device, raw, final=[want[0] + 5, want[1]])
+    else:
+        evil = DamagedBox(key, fs_id, device, raw, final=want)
+    try:
+        w = watching(db, discover=lambda: [D.Port(evil.url)])
+        ev = until(w, lambda ev: [b["state"] for b in w.boxes()] in (["synced"], ["failed"]))
+    finally:
+        evil.close()
+    alarms = [e["words"] for e in ev if e["alarm"]]
+    if lie == "edited-bytes":
+        assert alarms == ["Laud 7: HÄIRE: tulemuse %s-1 allkiri ei klapi; seda ei salvestatud" % fs_id]
+        assert stored(db)[0] == []
+    elif lie == "other-totals":
+        # the score the judge's rules give (what the standings count), the box's beside it
+        assert alarms == ["Laud 1: %d : %d vastu võetud, AGA kohtuniku ülelugemine ei klapi kastiga: vaata üle "
+                          "(the box showed totals [%d, %d], the judge's rules give [%d, %d])"
+                          % (want[0], want[1], want[0] + 5, want[1], want[0], want[1])]
+    else:
+        assert alarms == ["Laud 7: HÄIRE: kastis on kahjustatud mäng (nr 4); selle järelejäänu on kastis alles"]
+        assert "result" in kinds(ev)
