@@ -383,3 +383,13 @@ def test_alarms_in_words(tmp_path, watching, lie):
     else:
         assert alarms == ["Laud 7: HÄIRE: kastis on kahjustatud mäng (nr 4); selle järelejäänu on kastis alles"]
         assert "result" in kinds(ev)
+
+
+def test_nakk_sync_watch_refusals(tmp_path, capsys):
+    from nakk_host import cli
+    db = str(tmp_path / "judge.db")
+    assert cli.main(["sync", "--watch", "--db", db]) == 1
+    assert capsys.readouterr().err.startswith("nakk: %s: no such database" % db) and not os.path.exists(db)
+    store.open_db(db).close()
+    assert cli.main(["sync", "--watch", "--json", "--db", db]) == 2
+    assert capsys.readouterr().err == "nakk: --watch watches every port and prints words: not with --port or --json\n"

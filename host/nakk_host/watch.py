@@ -291,13 +291,13 @@ class Watcher:
 
     def _take_place(self, b):
         """Wait for one of the `workers` places, first come first served (in line since _spawn);
-        False when stopping."""
+        False when stopping or the box is gone."""
         with self._cond:
             while not self._stop.is_set() and not (self._running < self.workers and self._queue[0] is b):
                 self._cond.wait(1.0)
             self._queue.remove(b)
             self._changed()
-            if self._stop.is_set():
+            if self._stop.is_set() or b.gone:       # pulled out while in line: nothing to look at
                 return False
             self._running += 1
             b.counted = True
@@ -305,6 +305,13 @@ class Watcher:
             return True
 
     def _scan_loop(self):
+        try:
+            self._scan_forever()
+        except BaseException:           # even the words failed: said on stderr, never silently
+            import traceback
+            traceback.print_exc()
+
+    def _scan_forever(self):
         conn = None
         while not self._stop.is_set():
             try:
