@@ -159,8 +159,25 @@ def draw(c, form):
 
 
 def push(c, form):
+    """Give the round's boxes their tables: through the watcher's offers while it watches (it holds
+    the ports), else assign.push_all on every port found."""
     from nakk_host import standings as S
     rn = optional_int(form, "round") or S.current_round(c.conn, c.t)
+    if getattr(c.watcher, "available", False):
+        offered = [b for b in c.watcher.boxes(c.lang) if (b["offer"] or {}).get("kind") == "assign"
+                   and b["offer"].get("round") == rn and b["offer"].get("tournament") == c.t["code"]]
+        sent = []
+        for b in offered:
+            try:
+                c.watcher.assign(b["port"])
+                sent.append(b)
+            except Exception:           # busy or pulled out since: its offer stays on the page
+                pass
+        if not sent:
+            raise FieldError("round", "ükski ühendatud kast ei oota %d. vooru lauda" % rn,
+                             "no box plugged in is waiting for a table of round %d" % rn)
+        return ("Voor %d: saadan %d kastile nende laua" % (rn, len(sent)),
+                "Round %d: sending %d boxes their table" % (rn, len(sent))), "/"
     done = run("round", A.push_all, c.conn, c.t, rn)
     if not done:
         raise FieldError("round", "ühtegi kasti pole ühendatud (USB või simulaator)",
@@ -198,8 +215,23 @@ def pair(c, form):
 
 
 def sync(c, form):
+    """Sync the boxes plugged in: through the watcher while it watches (it holds each box's port: a
+    box it is busy with is synced after that job), else sync.sync on every port found."""
     from nakk_host import device as Dev
     from nakk_host import sync as Sy
+    if getattr(c.watcher, "available", False):
+        asked = []
+        for b in c.watcher.boxes(c.lang):
+            if b["state"] not in ("unpaired", "foreign"):
+                try:
+                    c.watcher.sync(b["port"])
+                    asked.append(b["port"])
+                except Exception:       # pulled out since the page was drawn: nothing to sync
+                    pass
+        if not asked:
+            raise FieldError("sync", "ühtegi paaritatud kasti pole ühendatud", "no paired box is plugged in")
+        return ("Sünkroonin %d kasti: mis tuleb, on allpool" % len(asked),
+                "Syncing %d boxes: what comes in is below" % len(asked)), "/"
     ports = Dev.discover()
     if not ports:
         raise FieldError("sync", "ühtegi kasti pole ühendatud", "no box is connected")
@@ -219,9 +251,9 @@ def watch_pair(c, form):
     try:
         c.watcher.pair(port, name)
     except Exception as e:          # the watcher's refusal (the box is gone, not offered) in its words
-        raise FieldError("name", str(e))
+        raise FieldError("name", estonian(str(e)), str(e))
     return ("Kast küsib mängijatelt kinnitust: hoidke PREV ja NEXT all", "The box asks its players: hold PREV "
-            "and NEXT"), "/boxes"
+            "and NEXT"), "/" if form.get("back") == "/" else "/boxes"
 
 
 def watch_assign(c, form):
@@ -230,8 +262,8 @@ def watch_assign(c, form):
     try:
         c.watcher.assign(port)
     except Exception as e:
-        raise FieldError("port", str(e))
-    return ("Saadan kastile tema laua", "Sending the box its table"), "/boxes"
+        raise FieldError("port", estonian(str(e)), str(e))
+    return ("Saadan kastile tema laua", "Sending the box its table"), "/" if form.get("back") == "/" else "/boxes"
 
 
 # ---------------------------------------------------------------- the judge's acts

@@ -57,10 +57,38 @@ def tables(conn, t, rn, watched=()):
                    "assigned": (tb["table"], room) in assigned, "box_state": seen.get("state"),
                    "box_text": seen.get("text"), "alarms": raised,
                    "final": tb["final"] if not room else None, "winner": tb["winner"]}
-            if state == "playing" and seen.get("state") == "finished":
-                row["state"] = "finished"          # over on the box, waiting to be brought and synced
+            if state == "playing" and finished(seen):
+                row["state"] = "finished"          # over on the box, its result not in yet
             rows.append(row)
     return rows
+
+
+# what the watcher says of a box whose finished match it holds and the database lacks: being taken now,
+# left on the box, damaged on the way, or stored in part before the link broke
+_HELD = {"left", "garbled", "stored-then-failed"}
+
+
+def finished(seen):
+    """The watcher knows the box's match is over and its result not in yet."""
+    return seen.get("state") == "syncing" or seen.get("last_kind") in _HELD
+
+
+def offers(conn, watched):
+    """The watcher's boxes plugged in now, each with the name its pairing offer suggests: the first
+    table no paired box is named after ('laud 1', 'laud 2', ...)."""
+    taken = {A.table_of(d["name"]) for d in store.devices(conn) if d["key"] is not None and d["name"]}
+    taken |= {(b["table"], b["room"] or 0) for b in watched if b.get("table")}
+    n = 1
+    out = []
+    for b in watched:
+        b = dict(b)
+        if (b.get("offer") or {}).get("kind") == "pair":
+            while (n, 0) in taken:
+                n += 1
+            b["suggest"] = "laud %d" % n
+            n += 1
+        out.append(b)
+    return out
 
 
 def next_steps(conn, t, rows):
@@ -85,12 +113,14 @@ def next_steps(conn, t, rows):
 
 def state(conn, t, watcher, lang="et"):
     """Everything the evening page shows, as plain data (also the live JSON)."""
+    watched = watcher.boxes(lang)
+    boxes = offers(conn, watched)
     if t is None:
         return {"tournament": None, "round": 0, "tables": [], "steps": next_steps(conn, None, []),
-                "events": watcher.events(lang), "watching": getattr(watcher, "available", False)}
+                "events": watcher.events(lang), "watching": getattr(watcher, "available", False), "boxes": boxes}
     rn = S.current_round(conn, t)
-    rows = tables(conn, t, rn, watcher.boxes(lang))
+    rows = tables(conn, t, rn, watched)
     return {"tournament": {"code": t["code"], "name": t["name"], "rounds": t["rounds"], "format": t["format"]},
             "round": rn, "tables": rows, "steps": next_steps(conn, t, rows), "events": watcher.events(lang),
-            "watching": getattr(watcher, "available", False),
+            "watching": getattr(watcher, "available", False), "boxes": boxes,
             "unplaced": [u["result_id"] for u in S.unplaced(conn, t)]}

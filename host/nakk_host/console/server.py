@@ -22,20 +22,23 @@ def serve(db, host="127.0.0.1", port=8081, browser=True, out=None, sock=None, co
     """Serve until interrupted. Returns 0. ready(url) is called once the socket listens (tests)."""
     import uvicorn
 
+    from nakk_host import store
     from nakk_host.console import watch
     from nakk_host.console.app import make_app
     from nakk_host.console.guard import Sessions
     from nakk_host.hall.server import bind, is_loopback
     from nakk_host.judge import default_judge
     out = out or sys.stdout
+    store.open_db(db, create=True).close()      # the evening may begin here: the console creates it
     if sock is None:
         sock = bind(host, port)
     port = sock.getsockname()[1]
     shown = "[%s]" % host if ":" in host else host
     url = "http://%s:%d/" % ("127.0.0.1" if host in ("0.0.0.0", "::") else shown, port)
     sessions = Sessions(code)
-    watcher = watch.make(db)
-    app = make_app(db, sessions=sessions, watcher=watcher, hosts=hosts_for(host, port), judge=default_judge())
+    judge = default_judge()
+    watcher = watch.make(db, judge_name=judge)     # the plug-in watcher, on this database, while the console runs
+    app = make_app(db, sessions=sessions, watcher=watcher, hosts=hosts_for(host, port), judge=judge)
     where = "this computer only" if is_loopback(sock.getsockname()[0]) else \
         "ANYONE on this network who has the code"
     out.write("nakk judge: %s on %s (%s); kood / code: %s (Ctrl-C stops)\n" % (db, url, where, sessions.code))
@@ -63,12 +66,8 @@ def cmd_judge(args):
     from nakk_host import store
     from nakk_host.hall.server import ServeError
     try:
-        store.open_db(args.db, create=True).close()      # the evening may begin here: the console creates it
-    except store.StoreError as e:
-        raise CommandError(str(e))
-    try:
         return serve(args.db, args.host, args.port, browser=not args.no_browser)
-    except ServeError as e:
+    except (ServeError, store.StoreError) as e:
         raise CommandError(str(e))
 
 

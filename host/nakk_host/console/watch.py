@@ -3,10 +3,12 @@
 The watcher syncs a paired box the moment it is plugged in, offers an
 unpaired box for pairing and a box without its table's match that match, and
 says what happened in words. The console reads it through Watched, which
-gives events(lang) as {n, at, text, alarm} and boxes(lang) as {port, device,
-name, table, room, state, text, offer}, and passes pair(port, name) and
-assign(port) on. Where no watcher module is installed the console runs with
-NoWatcher, and its sync button does the work on the judge's click instead.
+gives events(lang) as {n, at, text, alarm, kind, port} and boxes(lang) as
+{port, device, name, table, room, state, text, last_kind, offer, busy}, each
+in the session's language, and passes pair(port, name), assign(port) and
+sync(port) on: while it watches, the console never opens a box's port itself
+for a sync. NoWatcher (tests that give the console none) offers the console's
+own sync button instead.
 """
 
 
@@ -43,15 +45,24 @@ class Watched:
         self.w.stop()
 
     def events(self, lang="et"):
-        return [{"n": e.get("n"), "at": e.get("time"), "alarm": bool(e.get("alarm")),
-                 "text": e.get(lang) or e.get("words")} for e in self.w.events(0)[-50:]]
+        return [{"n": e.get("n"), "at": e.get("time"), "alarm": bool(e.get("alarm")), "kind": e.get("kind"),
+                 "port": e.get("port"), "text": e.get(lang) or e.get("words")} for e in self.w.events(0)[-50:]]
 
     def boxes(self, lang="et"):
+        from nakk_host.watchwords import STATES
+        latest = {}                   # port -> its latest event (the words in the session's language)
+        for e in self.w.events(0)[-200:]:
+            if e.get("port"):
+                latest[e["port"]] = e
         out = []
         for b in self.w.boxes():
+            last = latest.get(b.get("port")) or {}
+            state = STATES.get(b.get("state"))
+            words = state[1 if lang == "en" else 0] if state else b.get("state_words") or b.get("state")
             out.append({"port": b.get("port"), "device": b.get("box"), "name": b.get("name"), "table": b.get("table"),
-                        "room": b.get("room"), "state": b.get("state"), "offer": b.get("offer"),
-                        "text": b.get("last") or b.get("state_words"), "label": b.get("label")})
+                        "room": b.get("room"), "state": b.get("state"), "state_text": words, "offer": b.get("offer"),
+                        "busy": bool(b.get("busy")), "text": last.get(lang) or b.get("last") or words,
+                        "last_kind": last.get("kind"), "label": b.get("label")})
         return out
 
     def pair(self, port, name):
@@ -60,11 +71,11 @@ class Watched:
     def assign(self, port):
         self.w.assign(port)
 
+    def sync(self, port):
+        self.w.sync(port)
 
-def make(db):
-    """The plug-in watcher for this database, or NoWatcher where none is installed."""
-    try:
-        from nakk_host import watch
-    except ImportError:
-        return NoWatcher()
-    return Watched(watch.Watcher(db))
+
+def make(db, judge_name=None):
+    """The plug-in watcher for this database (Estonian and English words both kept in each event)."""
+    from nakk_host import watch
+    return Watched(watch.Watcher(db, judge_name=judge_name))
