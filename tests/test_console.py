@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from consolekit import (CODE, ORIGIN, app_for, client, csrf, error_beside, evening, login, players_csv,
+from consolekit import (CODE, ORIGIN, app_for, client, csrf, error_beside, evening, flash, login, players_csv,
                         post, snapshot)
 
 
@@ -343,6 +343,73 @@ def test_the_plug_in_watcher_s_words_and_offers_are_on_the_console(tmp_path):
     assert fake.paired == [("/dev/pts/9", "laud 9")]
     assert post(c, "lang", token, lang="en").status_code == 303
     assert "Table 3: 16 : 12 received, verified" in c.get("/").text
+
+
+class HubWatcher(FakeWatcher):
+    """A watcher with one paired box, 'laud 1', whose match the watcher knows is over (its result left on
+    the box); what the console asks of it is noted, and it never opens a port."""
+
+    def __init__(self, device):
+        FakeWatcher.__init__(self)
+        self.device = device
+        self.asked = []
+        self.offer = None
+
+    def events(self, since=0):
+        return [{"n": 1, "time": "2026-12-07T19:02:03", "kind": "left", "alarm": False, "port": "/dev/pts/7",
+                 "et": "Laud 1: 1 tulemust jäi veel kasti: ühendage kast uuesti",
+                 "en": "Table 1: 1 results are still on the box: plug it in again", "words": "..."}]
+
+    def boxes(self):
+        return [{"port": "/dev/pts/7", "kind": "sim", "label": "simulator kast1.img", "box": self.device,
+                 "name": "laud 1", "table": 1, "room": 0, "state": "synced", "state_words": "sünkroonitud",
+                 "offer": self.offer, "busy": False, "last": "..."}]
+
+    def sync(self, port):
+        self.asked.append(("sync", port))
+
+    def assign(self, port):
+        self.asked.append(("assign", port))
+
+
+def test_while_watching_the_console_syncs_and_pushes_through_the_watcher(tmp_path, monkeypatch):
+    from nakk_host import assign as A
+    from nakk_host import device as Dev
+    from nakk_host import store
+    from nakk_host import sync as Sy
+    from nakk_host import tournament as T
+    from nakk_host.console import watch
+    c, db, token = evening(tmp_path)
+    assert post(c, "draw", token, round="1").status_code == 303
+    conn = store.open_db(db)
+    with conn:
+        conn.execute("INSERT INTO devices (device_id, fs_id, key, name, paired_at) VALUES "
+                     "('sim-1', 'fs', x'00', 'laud 1', '2026-12-07T19:00:00')")
+    t = T.get(conn, None)
+    A.pushed(conn, t, 1, 1, 0, A.assignment(conn, t, 1, 1, 0), device_id="sim-1")
+    conn.close()
+    fake = HubWatcher("sim-1")
+    c = client(app_for(db, watcher=watch.Watched(fake)))
+    assert login(c).status_code == 303
+    token = csrf(c)
+    # the ports are the watcher's: the console's own sync and push must not open them
+    monkeypatch.setattr(Sy, "sync", lambda *a, **k: pytest.fail("sync.sync while the watcher watches"))
+    monkeypatch.setattr(A, "push_all", lambda *a, **k: pytest.fail("assign.push_all while the watcher watches"))
+    monkeypatch.setattr(Dev, "discover", lambda: pytest.fail("device.discover while the watcher watches"))
+    st = c.get("/api/state").json()
+    one = next(r for r in st["tables"] if r["table"] == 1)
+    assert one["state"] == "finished" and {r["state"] for r in st["tables"] if r["table"] != 1} == {"waiting"}
+    assert "läbi, ootab kasti" in c.get("/").text
+    r = post(c, "sync", token)
+    assert r.status_code == 303 and fake.asked == [("sync", "/dev/pts/7")]
+    assert "Sünkroonin 1 kasti" in flash(c.get("/").text)
+    r = post(c, "push", token, round="1")                  # nothing offered: said beside the step
+    assert r.status_code == 400 and "ükski ühendatud kast ei oota 1. vooru lauda" in error_beside(r.text, "round")
+    fake.offer = {"kind": "assign", "tournament": st["tournament"]["code"], "round": 1, "table": 1, "room": 0,
+                  "sides": "A – B"}
+    assert 'class="assign-offer"' in c.get("/").text
+    assert post(c, "push", token, round="1").status_code == 303
+    assert fake.asked[-1] == ("assign", "/dev/pts/7")
 
 
 def test_guessing_the_code_spends_it(tmp_path):
