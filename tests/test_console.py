@@ -231,7 +231,7 @@ def test_english_is_a_choice_kept_in_the_session(tmp_path):
 
 
 def test_the_modules_refusals_are_said_in_estonian_and_an_unknown_one_as_it_is():
-    from nakk_host.console.refusals import estonian
+    from nakk_host.refusals import estonian
     assert estonian("round 2 is not in yet: tables 1, 3 (playing); a swiss draw needs its standings") == \
         "2. voor pole veel käes: laud 1, 3 (playing); loosimine vajab selle edetabelit"
     assert estonian("no result 'x-1' (see `nakk history` or `nakk standings` for result ids)") == "tulemust x-1 pole"

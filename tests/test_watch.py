@@ -378,8 +378,12 @@ def test_alarms_in_words(tmp_path, watching, lie):
     elif lie == "other-totals":
         # the score the judge's rules give (what the standings count), the box's beside it
         assert alarms == ["Laud 1: %d : %d vastu võetud, AGA kohtuniku ülelugemine ei klapi kastiga: vaata üle "
-                          "(the box showed totals [%d, %d], the judge's rules give [%d, %d])"
+                          "(kast näitas summasid [%d, %d], kohtuniku reeglid annavad [%d, %d])"
                           % (want[0], want[1], want[0] + 5, want[1], want[0], want[1])]
+        assert [e["en"] for e in ev if e["alarm"]] == [
+            "Table 1: %d : %d received, BUT the judge's recount does not agree with the box: check it "
+            "(the box showed totals [%d, %d], the judge's rules give [%d, %d])"
+            % (want[0], want[1], want[0] + 5, want[1], want[0], want[1])]
     else:
         assert alarms == ["Laud 7: HÄIRE: kastis on kahjustatud mäng (nr 4); selle järelejäänu on kastis alles"]
         assert "result" in kinds(ev)

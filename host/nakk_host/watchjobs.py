@@ -12,6 +12,7 @@ from nakk_host import device as D
 from nakk_host import store
 from nakk_host import sync as S
 from nakk_host import watchwords as W
+from nakk_host.refusals import both
 from nakk_host.tournament import TournamentError
 
 
@@ -28,7 +29,7 @@ def look(w, b):
             h = box.hello()
     except D.DeviceError as e:
         w.update(b, state="failed")
-        w.event(b, "no-answer" if isinstance(e, D.Timeout) else "failed", why=str(e))
+        w.event(b, "no-answer" if isinstance(e, D.Timeout) else "failed", why=both(str(e)))
         return
     dev = str(h.get("device"))
     conn = _db(w)
@@ -88,12 +89,13 @@ def report(w, b, rep, conn):
             problems = store.result_row(row)["problems"]
             k = "recount" if kind == "result" and row["status"] != "verified" else kind
             where = W.place(row["table_no"], row["room"] or 0) or b.who()
-            w.event(b, k, where=where, score=W.score(summary.get("final")), why="; ".join(problems),
+            w.event(b, k, where=where, score=W.score(summary.get("final")),
+                    why=tuple("; ".join(x) for x in zip(*[both(p) for p in problems])) if problems else "",
                     result_id=rid, table=row["table_no"], room=row["room"] or 0, final=summary.get("final"),
                     round=row["round_no"])
     for rid, why in rep.rejected:
         kind = next((k for text, k in _REJECTED if text in why), "rejected")
-        w.event(b, kind, rid=rid or "?", why=why, result_id=rid)
+        w.event(b, kind, rid=rid or "?", why=both(why), result_id=rid)
     stored = len(rep.new) + len(rep.already)
     if rep.error is not None:
         e = rep.error
@@ -108,7 +110,7 @@ def report(w, b, rep, conn):
         else:
             kind = "failed"
         w.update(b, state="failed", stored=b.stored + len(rep.new))
-        w.event(b, kind, why=e, count=stored)
+        w.event(b, kind, why=both(e), count=stored)
         return
     w.update(b, state="synced", stored=b.stored + len(rep.new))
     if not stored and not rep.rejected:
@@ -165,7 +167,7 @@ def assign_now(w, b, offer):
         A.pushed(conn, t, offer["round"], offer["table"], offer["room"], rec, device_id=dev)
     except TournamentError as e:
         w.update(b, state="synced")
-        w.event(b, "assign-failed", where=where, round=offer["round"], why=str(e))
+        w.event(b, "assign-failed", where=where, round=offer["round"], why=both(str(e)))
         w.set_offer(b, offer_for(conn, b.device, b.name, w.tournament), again=True)
         return
     finally:
@@ -186,7 +188,7 @@ def pair_now(w, b, name=None):
         h = judge.pair_box(w.db, b.port.url, name, say=lambda s: None, judge_name=w.judge_name)
     except Exception as e:      # CommandError in plain words (nobody held the keys, busy, another judge's)
         w.update(b, state="unpaired")
-        w.event(b, "pair-failed", why=str(e))
+        w.event(b, "pair-failed", why=both(str(e)))
         w.set_offer(b, {"kind": "pair"}, again=True)
         return
     conn = _db(w)

@@ -15,7 +15,7 @@ from nakk_host import assign as A
 from nakk_host import draw as D
 from nakk_host import players as P
 from nakk_host import tournament as T
-from nakk_host.console.refusals import estonian
+from nakk_host.refusals import estonian
 from nakk_host.intake import IntakeError
 from nakk_host.store import StoreError
 

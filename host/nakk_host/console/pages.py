@@ -54,7 +54,7 @@ def enter(c, params):
             E.refuse_if_in(c.conn, c.t, rn, tb, room)
             sheet = E.sheet_for(c.conn, c.t, rn, tb, room)
         except T.TournamentError as e:
-            from nakk_host.console.refusals import estonian
+            from nakk_host.refusals import estonian
             out["refused"] = str(e) if c.lang == "en" else estonian(str(e))
             return out
         got = (sheet, {}, 0)
@@ -82,7 +82,7 @@ def history(c, params):
         try:
             lines = J.history(c.conn, c.t, no)
         except T.TournamentError as e:
-            from nakk_host.console.refusals import estonian
+            from nakk_host.refusals import estonian
             error = str(e) if c.lang == "en" else estonian(str(e))
     return {"template": "history.html", "lines": lines, "no": no, "error": error}
 

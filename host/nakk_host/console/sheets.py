@@ -13,7 +13,7 @@ from nakk.event import EventError
 
 from nakk_host import enter as E
 from nakk_host.console.actions import FieldError, need, run, why
-from nakk_host.console.refusals import estonian
+from nakk_host.refusals import estonian
 from nakk_host.store import now
 
 

@@ -1,9 +1,10 @@
-"""The modules' refusals in Estonian: the console shows the judge each one in the session's language.
+"""The modules' refusals in Estonian: the console and the box watcher say each one in the judge's language.
 
-The modules (players, draw, acts, enter, assign, tournament) refuse in
-English plain words, which the CLI prints as they are. Each pattern here
-matches one such sentence (its %-fields as groups) and gives the Estonian;
-a sentence no pattern knows is shown as it is, in English.
+The modules (players, draw, acts, enter, assign, tournament, sync, device, the
+rules through enter's sheet) refuse in English plain words, which the CLI
+prints as they are. Each pattern here matches one such sentence (its
+%-fields as groups) and gives the Estonian; a sentence no pattern knows is
+shown as it is, in English. Pure text: it touches nothing.
 """
 
 import re
@@ -102,9 +103,83 @@ _RULES = [
     (r"which room\? .*", "mis tuba? nimeta kast „laud N/1” või „laud N/2”"),
     (r"refused: (.+)", "keeldus: {0}"),
     (r"no answer: (.+)", "ei vasta: {0}"),
+    # a sync (sync.sync_box), a box's port (device, serialline), a pairing at the box (judge.pair_box)
+    (r"(.+?): the box does not answer since the port was opened again", "{0}: kast ei vasta pärast pordi uut avamist"),
+    (r"(.+?): the box does not answer \((\w+)\)(?: \(sent (\d+) times\))?.*", "{0}: kast ei vasta ({1})"),
+    (r"(.+?): cannot open the port: (.+)", "{0}: porti ei saa avada: {1}"),
+    (r"(.+?): the port failed and cannot be opened again.*", "{0}: port katkes ja seda ei saa uuesti avada (kas juhe on sees?)"),
+    (r"(.+?): the box speaks protocol (.+), this nakk speaks (\d+): update one of them",
+     "{0}: kast räägib protokolli {1}, see nakk protokolli {2}: uuenda üht neist"),
+    (r"(.+?): match (\d+) changed while it was read", "{0}: mäng {1} muutus lugemise ajal"),
+    (r"(.+?): match (\d+): (.+)", "{0}: mäng {1} tuli poolikuna ({2})"),
+    (r"unknown box (.+): this judge never paired it.*", "tundmatu kast {0}: see kohtunik pole seda paaritanud"),
+    (r"box (.+) was reformatted since it was paired.*", "kast {0} vormindati pärast paaritamist: paarita uuesti"),
+    (r"box (.+) says it is not paired: pair it again.*", "kast {0} ütleb, et ta pole paaritatud: paarita uuesti"),
+    (r"box (.+) did not prove it holds this judge's key: pair it again",
+     "kast {0} ei tõestanud, et tal on selle kohtuniku võti: paarita uuesti"),
+    (r"result id (.+) is not this box's match (\d+)", "tulemuse tunnus {0} pole selle kasti mäng {1}"),
+    (r"(.+) was damaged on the way .*", "{0} rikkus teel ära; see jääb kasti"),
+    (r"(.+) has a bad signature: .*", "{0} allkiri ei klapi: see pole allkirjastatud võtmega, mille kohtunik kastile andis"),
+    (r"box (.+): the result names assignment (.+), which this judge never made",
+     "kast {0}: tulemus nimetab lauaandmise {1}, mida see kohtunik pole teinud"),
+    (r"box (.+): the result names assignment (.+), which this judge gave box (.+)",
+     "kast {0}: tulemus nimetab lauaandmise {1}, mille see kohtunik andis kastile {2}"),
+    (r"box (.+): assignment (.+) already has its result (.+?): .*",
+     "kast {0}: lauaandmisel {1} on tulemus {2} juba olemas: teist ei salvestata"),
+    (r"box (.+): the result says (.+) (.+), its assignment (.+) said (.+) \(moved\?\)",
+     "kast {0}: tulemuses on {1} {2}, lauaandmises {3} oli {4} (tõstetud?)"),
+    (r"box (.+): the result claims tournament (.+) round (.+) table (.+?), which .*",
+     "kast {0}: tulemus väidab turniiri {1} vooru {2} lauda {3}, mille see kohtunik andis teisele kastile"),
+    (r"the box would not send it: (.+)", "kast ei saatnud seda: {0}"),
+    (r"a different result is already stored under this id \(alarm\)", "selle tunnusega on salvestatud teine tulemus (häire)"),
+    (r"the setup says match (.+), the box stores it as match (\d+)", "algus ütleb mäng {0}, kast hoiab seda mänguna {1}"),
+    (r"the box showed totals (.+), the judge's rules give (.+)", "kast näitas summasid {0}, kohtuniku reeglid annavad {1}"),
+    (r"the box counted (.+) events, the judge reads (\d+)", "kast luges {0} sündmust, kohtunik loeb {1}"),
+    (r"not paired: the box's answer is not signed with the new key",
+     "paaritamata: kasti vastus pole allkirjastatud uue võtmega"),
+    (r"(\d+) boxes found: name the one to pair.*", "leitud {0} kasti: vali, millist paaritada"),
+    # the box watcher's refusals (watch.WatchError)
+    (r"no box on (.+) now", "pordis {0} pole praegu kasti"),
+    (r"(.+?): the box is busy \((.+)\)", "{0}: kast on hõivatud ({1})"),
+    (r"(.+?): nothing to pair is offered for this box", "{0}: sellele kastile ei paku keegi paaritamist"),
+    (r"(.+?): nothing to assign is offered for this box", "{0}: sellele kastile pole lauda pakkuda"),
+    (r"(.+?): the box is not paired with this judge", "{0}: kast pole selle kohtunikuga paaritatud"),
+    # the rules' refusals of an entry (nakk.event.EventError: "field: reason", as enter._err writes it)
+    (r"the partii is over", "partii on läbi"),
+    (r"(\w+): missing", "{0}: puudub"),
+    (r"(\w+): missing: (.+)", "{0}: puudub: {1}"),
+    (r"(\w+): must be one of (.+)", "{0}: peab olema üks neist: {1}"),
+    (r"offence: a second misdeal is not penalised under these settings",
+     "rikkumine: teist segiajamist nende seadetega ei karistata"),
+    (r"by: the dealer's pair is (\w)", "kes: jagaja paar on {0}"),
+    (r"cards: only for cards-shown", "kaardid: ainult kaartide näitamise korral"),
+    (r"cards: two to nine cards", "kaardid: kaks kuni üheksa kaarti"),
+    (r"reason: no redeal for want of a picture while a pokk is replayed.*",
+     "põhjus: poki kordamise ajal pildi puudumise pärast uuesti ei jagata (L21)"),
+    (r"reason: all passed is played as üleküla ruutu under these settings",
+     "põhjus: kõik passisid: nende seadetega mängitakse üleküla ruutu"),
+    (r"game: a pokk is being replayed", "mäng: pokki mängitakse uuesti"),
+    (r"maker: üleküla ruutu has no maker", "tegija: üleküla ruudul pole tegijat"),
+    (r"winner: a pokk \(60:60\) has no winner", "võitja: pokil (60:60) pole võitjat"),
+    (r"winner: the eyes say (\w) won", "võitja: silmade järgi võitis {0}"),
+    (r"result: the eyes say otherwise", "tulemus: silmad ütlevad muud"),
+    (r"result: the eyes and tricks say (.+), not (.+)", "tulemus: silmad ja tihid ütlevad {0}, mitte {1}"),
+    (r"eyes: give the eyes \(card points\) with the tricks", "silmad: anna silmad (kaardipunktid) koos tihidega"),
+    (r"eyes: a pair with no trick has no eyes", "silmad: tihita paaril pole silmi"),
+    (r"(\w+): two whole numbers 0\.\.(\d+), side A first", "{0}: kaks täisarvu 0 kuni {1}, pool A enne"),
+    (r"(\w+): must add up to (\d+)", "{0}: summa peab olema {1}"),
+    (r"type: a result is confirmed or disputed once the match is over",
+     "tulemust saab kinnitada või vaidlustada, kui partii on läbi"),
+    (r"type: no match in play", "ühtegi partiid ei mängita"),
+    (r"(\w+): must not be negative", "{0}: ei tohi olla negatiivne"),
     (r"line (\d+): (.+)", "rida {0}: {1}"),
 ]
 _COMPILED = [(re.compile(p + r"\Z", re.S), et) for p, et in _RULES]
+
+# the names of an entry's fields in the rules' refusals ("offence: must be one of ...")
+FIELDS = {"offence": "rikkumine", "reason": "põhjus", "cards": "kaardid", "winner": "võitja", "result": "tulemus",
+          "game": "mäng", "trump": "trump", "maker": "tegija", "capture": "püük", "eyes": "silmad", "by": "kes",
+          "side": "pool", "points": "punktid", "tricks": "tihid", "target": "mida", "seats": "istekohad"}
 
 
 def estonian(text):
@@ -112,5 +187,10 @@ def estonian(text):
     for rx, et in _COMPILED:
         m = rx.match(text)
         if m:
-            return et.format(*[g if g is not None else "" for g in m.groups()])
+            return et.format(*[FIELDS.get(g, g) if g is not None else "" for g in m.groups()])
     return text
+
+
+def both(text):
+    """(Estonian, English) of a module's words, for the watcher's events (watchwords takes such pairs)."""
+    return (estonian(text), text)
