@@ -544,3 +544,81 @@ def test_a_windows_1257_csv_is_previewed_with_its_encoding_named_and_its_letters
     assert post(c, "players_import", token, data=data).status_code == 303
     names = re.findall(r'<tr data-no="\d+"><td>\d+</td><td>([^<]+)</td>', c.get("/players").text)
     assert names[-2:] == ["Šokk/Žürii", "Õun/Pärn"]
+
+
+# words the modules write in English (history lines, sync and box errors, the rules' refusals): none of
+# them may be left on an Estonian page
+ENGLISH = ("the", "of", "is", "not", "no", "record", "round", "table", "against", "won", "lost", "winner",
+           "points", "corrected", "voided", "void", "deduction", "withdrawn", "renamed", "rank", "result",
+           "box", "judge", "signature", "answer", "stored", "missing", "must", "already", "paired", "undo")
+
+
+def _visible_words(html):
+    """The words a reader sees on a page: no markup, scripts, styles or attribute values."""
+    import html as H
+    text = re.sub(r"(?s)<(script|style)\b.*?</\1>", " ", html)
+    text = H.unescape(re.sub(r"(?s)<[^>]*>", " ", text))
+    return re.findall(r"[A-Za-zÕÄÖÜŠŽõäöüšž]+", text)
+
+
+def test_the_estonian_pages_of_a_played_evening_say_nothing_in_english(tmp_path):
+    from nakk_host import device as Dev
+    from nakk_host import store
+    from nakk_host import sync as Sy
+    from nakk_host import watch as Wt
+    from nakk_host import watchjobs
+    from nakk_host.console import watch
+    c, db, token = evening(tmp_path, pairs=4, rounds=1)
+    assert post(c, "draw", token, round="1").status_code == 303
+    for table in (1, 2):                                   # both tables from their paper sheets
+        q = dict(round="1", table=str(table), room="0")
+        for _ in range(80):
+            page = c.get("/enter?round=1&table=%d&room=0" % table).text
+            answers = re.findall(r'data-answer="([^"]+)"', page)
+            if not answers:
+                break
+            assert post(c, "sheet", token, what="answer", answer=answers[0], **q).status_code == 303
+        assert post(c, "sheet", token, what="sign", signed="yes", **q).status_code == 303
+        assert post(c, "sheet", token, what="store", why="kast tühi", **q).status_code == 303
+    assert post(c, "correct", token, result="paper-1", points="0 -2", why="loendusviga").status_code == 303
+    assert post(c, "deduct", token, no="2", points="1", why="hilinemine").status_code == 303
+    conn = sqlite3.connect(db)
+    (rec,) = conn.execute("SELECT id FROM records WHERE kind='deduct'").fetchone()
+    conn.close()
+    assert post(c, "void", token, what=str(rec), why="eksitus").status_code == 303
+    assert post(c, "player_rename", token, no="3", name="Mets/Kask", why="kirjaviga").status_code == 303
+    assert post(c, "player_withdraw", token, no="4", why="haigus").status_code == 303
+    # a box the watcher saw fail, in the words it keeps: a bad signature, a second result, no answer
+    w = Wt.Watcher(db)
+    port = Dev.Port("/dev/pts/42", "sim", "simulator kast.img")
+    b = Wt._Box(port)
+    b.name = "laud 1"
+    w._boxes[port.url] = b
+    rep = Sy.BoxReport(port)
+    rep.rejected = [("x-1", "x-1 has a bad signature: not signed with the key this judge gave the box"),
+                    ("x-2", "a different result is already stored under this id (alarm)")]
+    rep.error = "/dev/pts/42: the box does not answer (list) (sent 3 times)"
+    conn = store.open_db(db)
+    watchjobs.report(w, b, rep, conn)
+    conn.close()
+    app = app_for(db, watcher=watch.Watched(w))
+    app.sessions.code = "999999"
+    c2 = client(app)
+    assert login(c2, code="999999").status_code == 303
+    token2 = csrf(c2)
+    r = post(c2, "sheet", token2, round="1", table="1", room="0", what="undo")     # the rules refuse it
+    pages = {"undo refused": r.text}
+    for path in ("/", "/acts", "/history", "/history?no=1", "/history?no=2", "/history?no=4", "/standings",
+                 "/players", "/boxes", "/rounds", "/enter"):
+        pages[path] = c2.get(path).text
+    assert "kirje %d tühistamine" % rec in pages["/history"] and "allkiri ei klapi" in pages["/"]
+    left = {path: sorted({x for x in _visible_words(html) if x.lower() in ENGLISH})
+            for path, html in pages.items()}
+    assert {p: x for p, x in left.items() if x} == {}
+    # and in English the same lines are English (the words are the modules', not dropped)
+    assert post(c2, "lang", token2, lang="en").status_code == 303
+    assert "void of record %d" % rec in c2.get("/history").text
+    found = {path: {x.lower() for x in _visible_words(c2.get(path).text)} & set(ENGLISH)
+             for path in ("/", "/history", "/history?no=1")}
+    assert {"record", "void", "voided"} <= found["/history"] and {"signature", "box"} <= found["/"], found
+    assert {"round", "table", "against", "won", "result"} & found["/history?no=1"], found

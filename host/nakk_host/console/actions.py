@@ -295,7 +295,8 @@ def correct(c, form):
     if points is None and winner is False:
         raise FieldError("points", "anna punktid või võitja", "give points or a winner")
     data = run("result", J.correct, c.conn, c.t, rid, c.by, reason, points, winner)
-    return ("%s parandatud: %s" % (rid, J._corr_text(data)), "%s corrected: %s" % (rid, J._corr_text(data))), "/acts"
+    return (("%s parandatud: %s" % (rid, J._corr_text(data, "et")), "%s corrected: %s" % (rid, J._corr_text(data))),
+            "/acts")
 
 
 def void(c, form):

@@ -80,7 +80,7 @@ def history(c, params):
     lines, error = [], None
     if c.t:
         try:
-            lines = J.history(c.conn, c.t, no)
+            lines = J.history(c.conn, c.t, no, lang=c.lang)
         except T.TournamentError as e:
             from nakk_host.refusals import estonian
             error = str(e) if c.lang == "en" else estonian(str(e))
