@@ -103,9 +103,12 @@ def until(b, cond, what, timeout=30):
         return WebDriverWait(b, timeout, poll_frequency=0.1,
                              ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: cond(d))
     except TimeoutException:
-        raise AssertionError("timed out after %d s waiting for %s; the page says: %s"
+        raise AssertionError("timed out after %d s waiting for %s; the page says: %s; the state: %s"
                              % (timeout, what, js(b, "var e = document.getElementById('live'); "
-                                                    "return e ? e.innerText : document.body.innerText")[-1500:]))
+                                                    "return e ? e.innerText : document.body.innerText")[-1500:],
+                                js(b, "var r = new XMLHttpRequest(); r.open('GET', '/api/state', false); r.send();"
+                                      " var s = JSON.parse(r.responseText); return JSON.stringify([s.boxes, "
+                                      "s.events.slice(-6)]);")[:4000]))
 
 
 def click_live(b, css, what):

@@ -14,14 +14,14 @@ import types
 import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from nakk_host import store
 from nakk_host import tournament as T
 from nakk_host.console import actions as X
-from nakk_host.console import pages, sheets
+from nakk_host.console import evening, pages, sheets
 from nakk_host.console import watch as W
 from nakk_host.console.guard import COOKIE, Guard, Sessions
 
@@ -134,11 +134,11 @@ class Console:
         def read():
             c = self.context(request)
             try:
-                from nakk_host.console import evening
                 return evening.state(c.conn, c.t, self.watcher, c.lang)
             finally:
                 c.conn.close()
-        return JSONResponse(await run_in_threadpool(read), headers={"Cache-Control": "no-store"})
+        return Response(evening.as_json(await run_in_threadpool(read)), media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
 
     async def print_page(self, request):
         what = request.path_params["what"]

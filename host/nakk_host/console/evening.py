@@ -124,3 +124,10 @@ def state(conn, t, watcher, lang="et"):
             "round": rn, "tables": rows, "steps": next_steps(conn, t, rows), "events": watcher.events(lang),
             "watching": getattr(watcher, "available", False), "boxes": boxes,
             "unplaced": [u["result_id"] for u in S.unplaced(conn, t)]}
+
+
+def as_json(st):
+    """The state as the live page compares it: the same text for the same state (the page's own copy
+    tells the script what it shows, so a change between the render and its first poll is not missed)."""
+    import json
+    return json.dumps(st, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

@@ -23,7 +23,8 @@ def _int(params, key, default=None):
 
 
 def home(c, params):
-    return {"template": "evening.html", "state": evening.state(c.conn, c.t, c.watcher, c.lang)}
+    st = evening.state(c.conn, c.t, c.watcher, c.lang)
+    return {"template": "evening.html", "state": st, "state_json": evening.as_json(st)}
 
 
 def tournaments(c, params):
