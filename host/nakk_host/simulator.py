@@ -29,6 +29,7 @@ import os
 import select
 import signal
 import subprocess
+import tempfile
 import termios
 import threading
 import time
