@@ -200,8 +200,8 @@ def parser():
     p = _Parser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's "
                                 "settings, run the box on the simulator, put the firmware on a box; the judge's day: "
                                 "tournaments, players, the draw, assignments, sync with the boxes, paper sheets, "
-                                "standings, corrections and the history, exports and the hall's pages. `nakk COMMAND "
-                                "--help` says more.")
+                                "standings, corrections and the history, exports, the hall's pages and the judge's console in "
+                                "a browser. `nakk COMMAND --help` says more.")
     p.add_argument("--version", action="version", version="nakk " + VERSION)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
