@@ -179,3 +179,25 @@ def test_an_empty_db_name_is_no_database(here, capsys):
         for name in ("", ":memory:") if argv != ["demo"] else (":memory:",):    # demo --db "": its own temporary one
             line = _one_line_error(capsys, argv + ["--db", name])
             assert "names no database file" in line, (argv, line)
+
+
+def test_opening_the_database_again_keeps_what_another_process_sees(tmp_path):
+    """A process holding a connection (the console's watcher, the hall's feed) opens the database again
+    (each request does): another process's open and close must not take its write-ahead log for unused,
+    or this process's later commits are seen by no one else."""
+    import subprocess
+    import sys
+    from nakk_host import store
+    db = str(tmp_path / "judge.db")
+    first = store.open_db(db)
+    first.execute("PRAGMA data_version").fetchone()
+    store.open_db(db, create=False).close()                    # a request's own connection, in this process
+    subprocess.run([sys.executable, "-c", "import sys; from nakk_host import store; "
+                    "store.open_db(sys.argv[1], create=False).close()", db], check=True)
+    with first:
+        first.execute("INSERT INTO alarms (at, what) VALUES ('now', 'probe')")
+    other = subprocess.run([sys.executable, "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("
+                            "\"SELECT what FROM alarms\").fetchall())", db],
+                           capture_output=True, text=True, check=True)
+    first.close()
+    assert other.stdout.strip() == "[('probe',)]", other.stdout

@@ -1,5 +1,6 @@
 """Finding boxes: USB ports by the Pico's VID:PID (pyserial's port list) and the registered simulators."""
 import os
+import threading
 
 import pytest
 
@@ -52,3 +53,79 @@ def test_a_port_that_is_not_a_box(tmp_path):
         with pytest.raises(D.DeviceError, match="does not answer"):
             box.hello()
         assert box.reopened == 1
+
+
+class SwitchProxy:
+    """socket://127.0.0.1:PORT in front of a box's pty: each connection goes to the pty of `target`
+    as it is then; drop() closes the one open now (the cable out), so the judge's port fails."""
+
+    def __init__(self, target):
+        import socket
+        self.target = target
+        self.srv = socket.socket()
+        self.srv.bind(("127.0.0.1", 0))
+        self.srv.listen(4)
+        self.url = "socket://127.0.0.1:%d" % self.srv.getsockname()[1]
+        self.conn = None
+        self.t = threading.Thread(target=self._serve, daemon=True)
+        self.t.start()
+
+    def _serve(self):
+        import select
+        while True:
+            try:
+                conn, _ = self.srv.accept()
+            except OSError:
+                return
+            self.conn = conn
+            fd = os.open(self.target, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+            try:
+                while True:
+                    r, _, _ = select.select([conn, fd], [], [], 0.5)
+                    if fd in r:
+                        try:
+                            conn.sendall(os.read(fd, 65536))
+                        except BlockingIOError:
+                            pass
+                    if conn in r:
+                        data = conn.recv(65536)
+                        if not data:
+                            break
+                        os.write(fd, data)
+            except OSError:
+                pass
+            finally:
+                conn.close()
+                os.close(fd)
+
+    def drop(self):
+        import socket
+        self.conn.shutdown(socket.SHUT_RDWR)
+
+    def close(self):
+        self.srv.close()
+
+
+def test_a_port_opened_again_must_still_be_the_same_box(tmp_path):
+    """A cable loose for a moment: the port is opened again and the same box goes on. A box pulled
+    out and another plugged in where it was (its device path is handed on): the line stops, and
+    nothing meant for the first box reaches the second."""
+    a, b = str(tmp_path / "a.img"), str(tmp_path / "b.img")
+    boxes.fill(a, 0)
+    boxes.fill(b, 0)
+    with Simulator(a, register=False) as sa, Simulator(b, register=False) as sb:
+        proxy = SwitchProxy(sa.tty)
+        try:
+            with D.Box(proxy.url, timeout=1) as box:
+                who = box.hello()["device"]
+                proxy.drop()                                  # loose for a moment: the same box again
+                assert box.list() == ([], False) and box.reopened == 1
+                proxy.target = sb.tty                         # pulled out, another one in its place
+                proxy.drop()
+                before = sb.info()["serial_received"]
+                with pytest.raises(D.OtherBox, match="another box .* is on this port now, not %s" % who):
+                    box.list()
+                # the other box heard a hello (and the line breaks before it), never the list
+                assert sb.info()["serial_received"] - before < 60
+        finally:
+            proxy.close()

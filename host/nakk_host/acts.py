@@ -123,6 +123,25 @@ def void_record(conn, t, record_no, by, why):
     return old
 
 
+def void_any(conn, t, what, by, why):
+    """`nakk void RECORD|RESULT`: a record number voids that deduction or correction (returns the
+    voided record); anything else is a result id, left out of the standings (returns None)."""
+    what = str(what).strip()
+    if what.isdigit():
+        return void_record(conn, t, int(what), by, why)
+    void(conn, t, what, by, why)
+    return None
+
+
+def winner_of(text):
+    """A correction's winner as the judge writes it: "A", "b", "none" (no winner, also "pole");
+    empty: the winner is left as it is (False)."""
+    text = (text or "").strip()
+    if not text:
+        return False
+    return None if text.lower() in ("none", "pole") else text.upper()
+
+
 def place(conn, t, result_id, round_no, table_no, by, why, room=0, swap=False):
     """Place a result at a drawn table (a box played a match nobody assigned it).
     swap: the result's side A is the draw's second entrant."""
@@ -143,18 +162,65 @@ def _name(ents, eid):
     return "%s (%d)" % (e["name"], e["no"]) if e else "?"
 
 
-def _voided(r):
+# the history's words, (Estonian, English): the console shows them in the session's language, the CLI in English
+WORDS = {
+    "record": ("kirje %d: %s", "record %d: %s"),
+    "sub": ("  kirje %d: %s", "  record %d: %s"),
+    "voided": (" (tühistatud kirjega %d)", " (voided by record %d)"),
+    "void": ("kirje %s tühistamine, %s: see ei loe enam", "void of record %s, %s: it no longer counts"),
+    "of-deduct": ("mahaarvamine %s", "the deduction of %s"),
+    "of-correct": ("tulemuse %s parandus", "the correction of %s"),
+    "place": (" %d. vooru lauale %d%s", " at round %d table %d%s"),
+    "swapped": (" (pooled vahetatud)", " (sides swapped)"),
+    "bye": ("%d. voor: vaba voor (loeb võiduks, nakke pole)", "round %d: a bye (counts as a win, no nakks)"),
+    "uncounted": ("%d. voor, laud %d, vastu %s: ei loe (%s%s)", "round %d table %d against %s: not counted (%s%s)"),
+    "match": ("%d. voor, laud %d, vastu %s: %d:%d, %s (tulemus %s%s)",
+              "round %d table %d against %s: %d:%d, %s (result %s%s)"),
+    "won": ("võit", "won"), "lost": ("kaotus", "lost"), "no winner": ("võitjat pole", "no winner"),
+    "as corrected": (", parandatud kujul", ", as corrected"),
+    "corrected": ("%s parandatud: %s", "corrected %s: %s"),
+    "deduction": ("%d punkti maha üldtulemusest (alates %s. voorust)",
+                  "deduction of %d from the overall result (from round %s)"),
+    "renamed": ("uus nimi: %s -> %s", "renamed %s -> %s"),
+    "disqualify": ("diskvalifitseeritud (pole järjestuses; sarja järgmisest etapist väljas)",
+                   "disqualified (not ranked; barred from the season's next stage)"),
+    "withdraw": ("loobus", "withdrawn"), "reinstate": ("tagasi võistlusel", "reinstated"),
+    "barred": ("pole edetabelis: sellest etapist väljas (diskvalifitseeriti sarja eelmises etapis)",
+               "not in the standings: barred from this stage (disqualified in the season's previous stage)"),
+    "rank": ("koht %d: ", "rank %d: "), "unranked": ("pole järjestuses (%s): ", "not ranked (%s): "),
+}
+# a record's kind and a match's state as the lines name them
+KINDS = {"deduct": ("mahaarvamine", "deduct"), "disqualify": ("diskvalifitseerimine", "disqualify"),
+         "withdraw": ("loobumine", "withdraw"), "reinstate": ("tagasivõtmine", "reinstate"),
+         "rename": ("ümbernimetamine", "rename"), "correct": ("parandus", "correct"), "void": ("tühistus", "void"),
+         "place": ("paigutus", "place"), "enter": ("paberleht", "enter"), "close": ("sulgemine", "close"),
+         "waiting": ("ootab", "waiting"), "playing": ("mängib", "playing"), "flagged": ("häire", "flagged"),
+         "verified": ("kontrollitud", "verified"), "disputed": ("vaidlustatud", "disputed"),
+         "active": ("mängib", "active"), "withdrawn": ("loobunud", "withdrawn"),
+         "disqualified": ("diskvalifitseeritud", "disqualified")}
+
+
+def _w(key, lang, *args):
+    text = WORDS[key][0 if lang == "et" else 1]
+    return text % args if args else text
+
+
+def _k(kind, lang):
+    return KINDS.get(kind, (kind, kind))[0 if lang == "et" else 1]
+
+
+def _voided(r, lang="en"):
     v = r.get("voided_by")
-    return " (voided by record %d)" % v["id"] if v else ""
+    return _w("voided", lang, v["id"]) if v else ""
 
 
-def _void_text(r, ents):
+def _void_text(r, ents, lang="en"):
     d = r["data"]
-    what = {"deduct": "the deduction of %s" % r["points"], "correct": "the correction of %s" % d.get("result")}
-    return "void of record %s, %s: it no longer counts" % (d.get("record"), what.get(d.get("kind"), d.get("kind")))
+    what = {"deduct": _w("of-deduct", lang, r["points"]), "correct": _w("of-correct", lang, d.get("result"))}
+    return _w("void", lang, d.get("record"), what.get(d.get("kind"), _k(d.get("kind"), lang)))
 
 
-def history(conn, t, no=None):
+def history(conn, t, no=None, lang="en"):
     """Why every number is what it is: a list of lines (dicts: record, round, what, text, by, why).
 
     For one entrant: each counted match with what it adds (and the result id it
@@ -162,7 +228,7 @@ def history(conn, t, no=None):
     rename, with who and why; then the totals as the standings show them. Without
     an entrant: every record of the judge in order. A record's line carries its
     number (`record`, for `nakk void`); a voided one says which record voided it,
-    and the void is a line of its own."""
+    and the void is a line of its own. lang: "en" (the CLI) or "et" (WORDS)."""
     ents = {e["id"]: e for e in P.entrants(conn, t)}
     recs = R.of(conn, t, ("deduct", "disqualify", "withdraw", "reinstate", "rename", "correct", "void",
                           "place", "enter", "close"), with_voided=True)
@@ -170,7 +236,7 @@ def history(conn, t, no=None):
 
     def line(r, text):
         out.append({"record": r["id"], "at": r["at"], "round": r["round_no"], "what": r["kind"],
-                    "by": r["by_whom"], "why": r["why"], "text": text + _voided(r)})
+                    "by": r["by_whom"], "why": r["why"], "text": text + _voided(r, lang)})
 
     if no is None:
         for r in recs:
@@ -179,16 +245,16 @@ def history(conn, t, no=None):
             if r["kind"] == "deduct":
                 extra = " -%d" % r["points"]
             elif r["kind"] == "correct":
-                extra = " %s" % R.text(r["data"])
+                extra = " %s" % R.text(r["data"], lang)
             elif r["kind"] == "place":
-                extra = " at round %d table %d%s" % (r["round_no"], r["table_no"], " (sides swapped)"
-                                                    if r["data"].get("swap") else "")
+                extra = _w("place", lang, r["round_no"], r["table_no"],
+                           _w("swapped", lang) if r["data"].get("swap") else "")
             elif r["kind"] == "rename":
                 extra = " %s -> %s" % (r["data"].get("from"), r["data"].get("to"))
             if r["kind"] == "void" and r["result_id"] is None:
-                line(r, "record %d: %s" % (r["id"], _void_text(r, ents)))
+                line(r, _w("record", lang, r["id"], _void_text(r, ents, lang)))
             else:
-                line(r, "record %d: %s %s%s" % (r["id"], r["kind"], who, extra))
+                line(r, _w("record", lang, r["id"], "%s %s%s" % (_k(r["kind"], lang), who, extra)))
         return out
     e = P.find(conn, t, no)
     corr = {}
@@ -203,54 +269,63 @@ def history(conn, t, no=None):
             continue
         i = m["entrants"].index(e["id"])
         if m["bye"]:
-            out.append({"round": m["round"], "what": "bye", "by": "", "why": "",
-                        "text": "round %d: a bye (counts as a win, no nakks)" % m["round"]})
+            out.append({"round": m["round"], "what": "bye", "by": "", "why": "", "text": _w("bye", lang, m["round"])})
             continue
         others = ", ".join(_name(ents, x) for x in m["entrants"] if x != e["id"])
         if not m["counted"]:
             out.append({"round": m["round"], "what": "match", "by": "", "why": "",
-                        "text": "round %d table %d against %s: not counted (%s%s)" % (
-                            m["round"], m["table"], others, m["state"],
-                            ": " + "; ".join(m["problems"]) if m["problems"] else "")})
+                        "text": _w("uncounted", lang, m["round"], m["table"], others, _k(m["state"], lang),
+                                   ": " + "; ".join(m["problems"]) if m["problems"] else "")})
             continue
         own = m["final"][i]
         against = sum(m["final"]) - own
         res = "won" if m["winner"] == e["id"] else "no winner" if m["winner"] is None else "lost"
         out.append({"round": m["round"], "what": "match", "by": "", "why": "",
-                    "text": "round %d table %d against %s: %d:%d, %s (result %s%s)" % (
-                        m["round"], m["table"], others, own, against, res, ", ".join(m["result_ids"]),
-                        ", as corrected" if any(c for rid in m["result_ids"] for c in corr.get(rid, ())
-                                                if not c.get("voided_by")) else "")})
+                    "text": _w("match", lang, m["round"], m["table"], others, own, against, _w(res, lang),
+                               ", ".join(m["result_ids"]),
+                               _w("as corrected", lang) if any(c for rid in m["result_ids"] for c in corr.get(rid, ())
+                                                               if not c.get("voided_by")) else "")})
         for rid in m["result_ids"]:
             for c in corr.get(rid, ()):
-                line(c, "  record %d: corrected %s: %s" % (c["id"], rid, R.text(c["data"])))
+                line(c, _w("sub", lang, c["id"], _w("corrected", lang, rid, R.text(c["data"], lang))))
                 if c.get("voided_by"):
                     v = c["voided_by"]
-                    line(v, "  record %d: %s" % (v["id"], _void_text(v, ents)))
+                    line(v, _w("sub", lang, v["id"], _void_text(v, ents, lang)))
     for r in recs:
         if r["entrant_id"] != e["id"]:
             continue
         if r["kind"] == "deduct":
-            text = "deduction of %d from the overall result (from round %s)" % (r["points"], r["round_no"])
+            text = _w("deduction", lang, r["points"], r["round_no"])
         elif r["kind"] == "rename":
-            text = "renamed %s -> %s" % (r["data"].get("from"), r["data"].get("to"))
+            text = _w("renamed", lang, r["data"].get("from"), r["data"].get("to"))
         elif r["kind"] == "void":
-            text = _void_text(r, ents)
+            text = _void_text(r, ents, lang)
+        elif r["kind"] in ("disqualify", "withdraw", "reinstate"):
+            text = _w(r["kind"], lang)
         else:
-            text = {"disqualify": "disqualified (not ranked; barred from the season's next stage)",
-                    "withdraw": "withdrawn", "reinstate": "reinstated"}.get(r["kind"], r["kind"])
-        line(r, "record %d: %s" % (r["id"], text))
+            text = r["kind"]
+        line(r, _w("record", lang, r["id"], text))
     st = S.standings(conn, t)
     row = [x for x in st["rows"] if x["no"] == e["no"]]
     if not row:
-        out.append({"round": None, "what": "total", "by": "", "why": "",
-                    "text": "not in the standings: barred from this stage (disqualified in the season's previous stage)"})
+        out.append({"round": None, "what": "total", "by": "", "why": "", "text": _w("barred", lang)})
         return out
     row = row[0]
+    head = _w("rank", lang, row["rank"]) if row["rank"] is not None else _w("unranked", lang, _k(row["status"], lang))
     out.append({"round": None, "what": "total", "by": "", "why": "",
-                "text": ("rank %d: " % row["rank"] if row["rank"] is not None else "not ranked (%s): " % row["status"])
-                + ", ".join("%s %s" % (c, row[c]) for c in st["columns"] if c not in ("rank", "no", "name", "club"))})
+                "text": head + ", ".join("%s %s" % (_column(c, lang), row[c]) for c in st["columns"]
+                                         if c not in ("rank", "no", "name", "club"))})
     return out
+
+
+# a standings column as the history's total names it (English: the column's own key)
+COLUMNS = {"played": "mänge", "wins": "võite", "losses": "kaotusi", "draws": "viike", "byes": "vabu",
+           "nakks": "nakke", "against": "vastu", "diff": "vahe", "deductions": "maha arvatud", "mp": "MP",
+           "points": "punkte", "stages_played": "etappe"}
+
+
+def _column(c, lang):
+    return COLUMNS.get(c, c) if lang == "et" else c
 
 
 _corr_text = R.text

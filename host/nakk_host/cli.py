@@ -8,6 +8,7 @@ from nakk import VERSION
 from nakk import rules as rules_pkg
 from nakk.offbox import score as score_mod
 from nakk_host import cli_acts, cli_judge, cli_sim, judge, uf2build
+from nakk_host.console import server as judge_console
 from nakk_host.cmdtable import Command, arg, db
 from nakk_host.errors import CommandError
 
@@ -194,11 +195,12 @@ _DEVICE = (
                 help="the hall flags a table whose live score has not moved for N minutes (default: %(default)s)")),
 )
 
-# every command in the order `nakk --help` lists them: the simulator (cli_sim.py), the boxes (judge.py:
-# sync, results, pair, doctor), the judge's day (cli_judge.py: tournament, players, round, assign, enter,
-# close), its numbers (cli_acts.py: standings, deduct, disqualify, correct, void, history, export), the UF2
-COMMANDS = (_HERE + cli_sim.COMMANDS + _DEVICE + judge.COMMANDS + cli_judge.COMMANDS + cli_acts.COMMANDS
-            + uf2build.COMMANDS)
+# every command in the order `nakk --help` lists them: the simulator (cli_sim.py), flash and serve, the
+# judge's console (console/server.py: judge), the boxes (judge.py: sync, results, pair, doctor), the judge's
+# day (cli_judge.py: tournament, players, round, assign, enter, close), its numbers (cli_acts.py: standings,
+# deduct, disqualify, correct, void, history, export), the UF2
+COMMANDS = (_HERE + cli_sim.COMMANDS + _DEVICE + judge_console.COMMANDS + judge.COMMANDS + cli_judge.COMMANDS
+            + cli_acts.COMMANDS + uf2build.COMMANDS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -213,8 +215,8 @@ def parser():
     p = _Parser(prog="nakk", description="Nakk scoreboards: score a match from its events, print a ruleset's "
                                 "settings, run the box on the simulator, put the firmware on a box; the judge's day: "
                                 "tournaments, players, the draw, assignments, sync with the boxes, paper sheets, "
-                                "standings, corrections and the history, exports and the hall's pages. `nakk COMMAND "
-                                "--help` says more.")
+                                "standings, corrections and the history, exports, the hall's pages and the judge's console in "
+                                "a browser. `nakk COMMAND --help` says more.")
     p.add_argument("--version", action="version", version="nakk " + VERSION)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -112,9 +112,7 @@ def cmd_correct(args):
         J.place(conn, t, args.result, args.place[0], args.place[1], args.by, args.why, args.room or 0, args.swap)
         print("%s placed at round %d table %d" % (args.result, args.place[0], args.place[1]))
         return 0
-    winner = False
-    if args.winner is not None:
-        winner = None if args.winner.lower() == "none" else args.winner.upper()
+    winner = J.winner_of(args.winner)
     data = J.correct(conn, t, args.result, args.by, args.why, args.points, winner)
     print("%s corrected: %s (record %d; `nakk void %d` withdraws it)" % (args.result, J._corr_text(data),
                                                                        _last_record(conn), _last_record(conn)))
@@ -125,14 +123,13 @@ def cmd_correct(args):
 def cmd_void(args):
     from nakk_host import acts as J
     conn, t = _open(args, who=True)
-    if args.what.isdigit():
-        old = J.void_record(conn, t, int(args.what), args.by, args.why)
+    old = J.void_any(conn, t, args.what, args.by, args.why)
+    if old is not None:
         print("record %d (%s) voided by record %d: it no longer counts; nakk history shows both"
               % (old["id"], {"deduct": "a deduction of %s from no %s" % (
                   old["points"], _entrant_no(conn, old["entrant_id"])),
                   "correct": "a correction of %s" % old["result_id"]}[old["kind"]], _last_record(conn)))
         return 0
-    J.void(conn, t, args.what, args.by, args.why)
     print("%s is left out of the standings (its events stay stored)" % args.what)
     return 0
 

@@ -14,6 +14,7 @@ from nakk_host import standings as S
 from nakk_host.cmdtable import Command, arg, either, judged, who
 from nakk_host.judge import _console     # one console for every table the judge's commands print
 from nakk_host import tournament as T
+from nakk_host.export import draw_rows as _draw_rows, round_html  # noqa: F401  (shared with the console)
 
 
 def _fail(message, status=1):
@@ -78,16 +79,10 @@ def _print_table(title, columns, rows, caption=None):
 # ---------------------------------------------------------------- tournament
 
 def _settings(pairs):
-    out = {}
-    for p in pairs or ():
-        if "=" not in p:
-            _fail("--set KEY=VALUE (got %r)" % p, 2)
-        k, v = p.split("=", 1)
-        try:
-            out[k] = json.loads(v)
-        except ValueError:
-            out[k] = v
-    return out
+    try:
+        return T.parse_settings(pairs)
+    except T.TournamentError as e:
+        _fail(str(e), 2)
 
 
 @_guard
@@ -168,23 +163,6 @@ def _say_barred(added):
 
 # ---------------------------------------------------------------- round
 
-def _draw_rows(t, rt, bye="bye"):
-    """A round's draw as rows for the screen and the printed page: table, (room,) the sides with their
-    numbers, state. Turniirisasku: a row per room, naming the team's pair that sits there."""
-    rows = []
-    for tb in rt["tables"]:
-        if tb["rooms"] and not tb["bye"]:
-            for x in tb["rooms"]:
-                sides = ["%s (%d)" % (p["name"], p["no"]) for p in x["sides"]]
-                rows.append({"table": tb["table"], "room": x["room"], "sides": sides, "state": x["state"]})
-            continue
-        sides = ["%s (%d)" % (s["name"], s["no"]) for s in tb["sides"]]
-        if tb["bye"]:
-            sides.append(bye)
-        rows.append({"table": tb["table"], "room": None, "sides": sides, "state": tb["state"]})
-    return rows
-
-
 def _print_round(conn, t, round_no):
     rt = S.round_tables(conn, t, round_no)
     n = 3 if t["format"] == "schmier" else 2
@@ -230,25 +208,6 @@ def cmd_round(args):
         X.write(args.html, round_html(conn, t, rn), args.force)
         print("printable draw: %s" % args.html)
     return 0
-
-
-def round_html(conn, t, round_no):
-    """The draw as a printable page (the same template as the standings): table, room (Turniirisasku:
-    which team's pair sits in which room), the sides with their numbers."""
-    from nakk_host import export as X
-    rt = S.round_tables(conn, t, round_no)
-    rows = []
-    for r in _draw_rows(t, rt, bye="vaba / bye"):
-        sides = r["sides"] + [""] * (3 - len(r["sides"]))
-        rows.append({"table": r["table"], "room": r["room"] or "", "a": sides[0], "b": sides[1], "c": sides[2]})
-    cols = ["table"] + (["room"] if t["format"] == "teams" else []) + ["a", "b"] + \
-        (["c"] if t["format"] == "schmier" else [])
-    st = {"tournament": rt["tournament"], "round": round_no, "order_text": "laudade kaupa / by table",
-          "columns": cols, "rows": rows, "pending": []}
-    head = rt["tournament"]
-    meta = " · ".join(x for x in (head["date"], head["place"], head["ruleset"]) if x)
-    return X.standings_html(st, title="%s: %d. voor / round %d" % (t["name"], round_no, round_no), meta=meta,
-                            headers={"table": "Laud / table", "room": "Tuba / room", "a": "A", "b": "B", "c": "C"})
 
 
 # ---------------------------------------------------------------- assign

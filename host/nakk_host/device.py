@@ -14,7 +14,7 @@ import os
 import time
 
 from nakk.link import proto
-from nakk_host.serialline import TIMEOUT, DeviceError, Line, PortFailed, Refused, Timeout  # noqa: F401
+from nakk_host.serialline import TIMEOUT, DeviceError, Line, OtherBox, PortFailed, Refused, Timeout  # noqa: F401
 
 USB_VID = 0x2E8A   # Raspberry Pi
 USB_PID = 0x0005   # MicroPython's USB CDC on the RP2040
@@ -22,12 +22,14 @@ PAIR_TIMEOUT = 75.0  # the players confirm a pairing on the box (it gives up aft
 
 
 class Port:
-    """A place a box may be: url (for serial_for_url), kind ("usb", "sim" or "url") and a label."""
+    """A place a box may be: url (for serial_for_url), kind ("usb", "sim" or "url"), a label, and ident:
+    what tells one box there from the next on the same url (a device path or pty is used again)."""
 
-    def __init__(self, url, kind="url", label=""):
+    def __init__(self, url, kind="url", label="", ident=None):
         self.url = url
         self.kind = kind
         self.label = label or url
+        self.ident = ident or url
 
     def __repr__(self):
         return "Port(%r, %r)" % (self.url, self.kind)
@@ -40,12 +42,14 @@ def discover():
         from serial.tools import list_ports
         for p in sorted(list_ports.comports(), key=lambda p: p.device):
             if p.vid == USB_VID and p.pid == USB_PID:
-                out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or "")))
+                out.append(Port(p.device, "usb", "%s (USB %s)" % (p.device, p.serial_number or ""),
+                                "usb %s %s %s" % (p.device, p.serial_number, getattr(p, "location", None))))
     except Exception:      # a platform whose port list fails still finds simulators
         pass
     from nakk_host import simregistry
     for e in simregistry.registered_simulators():
-        out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", "")))))
+        out.append(Port(e["path"], "sim", "simulator %s (%s)" % (e["path"], os.path.basename(e.get("image", ""))),
+                        "sim %s %s %s %s" % (e["path"], e["pid"], e.get("sim_pid"), e.get("started"))))
     return out
 
 
@@ -59,6 +63,47 @@ def ports_from(urls):
 class Box(Line):
     """One box on one port. Use as a context manager, or open()/close()."""
 
+    who = None      # (device, fs_id) of the box this line first said hello to: the one it stays with
+
+    def reopen(self):
+        """Open the port again (serialline), and once the box has said who it is, make sure it is still
+        that box before anything is sent again: a device path (or pty) freed by a box pulled out goes
+        to the next box plugged in, and requests meant for one box must never reach another."""
+        Line.reopen(self)
+        if self.who is not None:
+            self._same_box()
+
+    def _same_box(self):
+        """A hello outside the requests in flight (they are sent again only after it): OtherBox when
+        another box answers, PortFailed when none does within a timeout (the port is tried again)."""
+        end = time.monotonic() + self.timeout
+        sends = 0
+        rid = None
+        while time.monotonic() < end:
+            if rid is None or sends < 10 and self._garbled is not None:
+                rid = self._new_id()          # a garbled line on a noisy cable: asked again
+                self._garbled = None
+                sends += 1
+                self.write(b"\n" + proto.request(rid, "hello", {}))
+            self._read_lines(min(end, time.monotonic() + 0.3))
+            while self._lines:
+                line = self._lines.pop(0)
+                try:
+                    got = proto.decode_frame(line)
+                except proto.ProtoError:
+                    self._garbled = time.monotonic()
+                    continue
+                if got.get("id") == 0:
+                    self._garbled = time.monotonic()
+                if got.get("id") != rid or got.get("ok") is not True:
+                    continue
+                if (got.get("device"), got.get("fs_id")) != self.who:
+                    raise OtherBox("%s: another box (%s) is on this port now, not %s: it was pulled out"
+                                   % (self.url, got.get("device"), self.who[0]))
+                self._garbled = None
+                return
+        raise PortFailed("%s: the box does not answer since the port was opened again" % self.url)
+
     # ------------------------------------------------------------ commands
     def hello(self, nonce=None):
         """The box's hello: device, fs_id, fw, proto, journal, rulesets, free, unsynced, ready,
@@ -68,6 +113,8 @@ class Box(Line):
         if h.get("proto") != proto.VERSION:
             raise DeviceError("%s: the box speaks protocol %s, this nakk speaks %d: update one of them"
                               % (self.url, h.get("proto"), proto.VERSION))
+        if self.who is None:
+            self.who = (h.get("device"), h.get("fs_id"))
         return h
 
     def list(self):

@@ -236,3 +236,15 @@ def draw_next(conn, t, seed=None):
                 conn.execute("INSERT INTO draw (tournament_id, round_no, table_no, room, a, b, c) VALUES"
                              " (?,?,?,?,?,?,?)", (t["id"], round_no, table_no, 0, a, b, c))
     return round_no, method, seed, barred
+
+
+def draw_round(conn, t, round_no, seed=None):
+    """Draw round `round_no`, which must be the next one: a form sent twice (a double click, a page
+    sent again) does not draw two rounds. Returns what draw_next returns."""
+    from nakk_host import standings as S
+    last = S.current_round(conn, t)
+    if round_no != last + 1:
+        raise TournamentError("round %d is drawn already (the latest drawn is %d)" % (round_no, last)
+                              if round_no <= last else "round %d cannot be drawn before round %d"
+                              % (round_no, last + 1))
+    return draw_next(conn, t, seed)

@@ -53,6 +53,20 @@ class Sheet:
         self.events = [ev]
         self.lang = lang
 
+    @classmethod
+    def from_events(cls, events):
+        """A sheet rebuilt from its events (setup first), each applied again through Match.apply."""
+        setup = dict(events[0])
+        v = setup.get("v")
+        for key in ("seq", "type", "v"):
+            setup.pop(key, None)
+        sheet = cls(setup, v=v)
+        for ev in events[1:]:
+            ev = dict(ev)
+            ev.pop("seq", None)
+            sheet._apply(ev)
+        return sheet
+
     def _apply(self, ev):
         ev = dict(ev, seq=self.m.seq + 1)
         self.m.apply(ev)
@@ -235,17 +249,56 @@ class Sheet:
         return ", ".join(parts)
 
 
-def _deal_steps(sheet, ask, say):
-    """Ask every step of one deal; returns the deal's fields (raises Quit)."""
+def next_step(sheet, answers, k=0):
+    """The next step of the deal to ask, from step k on: (k, step, choices on offer), or None when the
+    deal's answers are complete. A step with nothing on offer, or filled by an earlier answer, is passed."""
     fixed, steps = sheet.form()
-    answers = {}
-    k = 0
     while k < len(steps):
         st = steps[k]
         offered = sheet.offered(st, answers, fixed)
-        if not offered or st["key"] in answers:     # nothing to ask, or an earlier answer filled it
+        if offered and st["key"] not in answers:
+            return k, st, offered
+        k += 1
+    return None
+
+
+def give(sheet, k, answers, text):
+    """Apply one typed answer to step k of the deal: returns (answers, the step to ask from next).
+    `rest` (Schmier) fills the following steps of the same count for the bidder. ValueError in words."""
+    fixed, steps = sheet.form()
+    if sheet.m.rules.deal_offences and text.strip()[:1] == "o":
+        # an offence judged inside the deal (a sohk, a Turniirisasku board's), as the box's penalty
+        # list puts it into the deal: "o1 B", then the deal as it went
+        return sheet.judged(answers, text), k
+    st = steps[k]
+    got = sheet.answer(st, answers, fixed, text)
+    if "_rest" in got:
+        who = got.pop("_rest")
+        while k < len(steps) and steps[k].get("rest") == st["rest"]:
+            first = sheet.offered(steps[k], got, fixed)[0]
+            got[steps[k]["key"]] = first["value"]
+            got[first["side"]] = who
             k += 1
-            continue
+        return got, k
+    return got, k + 1
+
+
+def deal_fields(sheet, answers):
+    """The deal event's fields: the form's fixed fields and the answers."""
+    out = dict(sheet.form()[0])
+    out.update(answers)
+    return out
+
+
+def _deal_steps(sheet, ask, say):
+    """Ask every step of one deal; returns the deal's fields (raises Quit)."""
+    answers = {}
+    k = 0
+    while True:
+        nxt = next_step(sheet, answers, k)
+        if nxt is None:
+            break
+        k, st, offered = nxt
         menu = "  ".join("%d %s%s" % (i + 1, c["label"][sheet.lang],
                                        " [%s]" % c["side"] if c.get("side") else "") for i, c in enumerate(offered))
         hint = " (or rest: to the %s)" % st["rest"] if st.get("rest") else ""
@@ -254,9 +307,7 @@ def _deal_steps(sheet, ask, say):
                 st["count"], st.get("rest") or "side")
         hint += " (u: drop this deal)"
         judged = sheet.m.rules.deal_offences
-        if judged:
-            # an offence judged inside the deal (a sohk, a Turniirisasku board's), as the box's
-            # penalty list puts it into the deal: "o1 B", then the deal as it went
+        if judged:                          # "o1 B": see give()
             hint += " (%s)" % "  ".join("o%d SIDE: %s" % (i + 1, o[1 + sheet.lang]) for i, o in enumerate(judged))
         text = ask("%s: %s%s > " % (st["label"][sheet.lang], menu, hint))
         if text.strip() == "q":
@@ -264,27 +315,10 @@ def _deal_steps(sheet, ask, say):
         if text.strip() == "u":
             return None                     # drop this deal's answers: back to the deal prompt
         try:
-            if judged and text.strip()[:1] == "o":
-                answers = sheet.judged(answers, text)
-                continue
-            got = sheet.answer(st, answers, fixed, text)
+            answers, k = give(sheet, k, answers, text)
         except ValueError as e:
             say("  %s" % e)
-            continue
-        if "_rest" in got:
-            who = got.pop("_rest")
-            while k < len(steps) and steps[k].get("rest") == st["rest"]:
-                first = sheet.offered(steps[k], got, fixed)[0]
-                got[steps[k]["key"]] = first["value"]
-                got[first["side"]] = who
-                k += 1
-            answers = got
-            continue
-        answers = got
-        k += 1
-    out = dict(fixed)
-    out.update(answers)
-    return out
+    return deal_fields(sheet, answers)
 
 
 def run_sheet(sheet, ask, say):
@@ -368,6 +402,21 @@ def store_sheet(conn, t, sheet, by, why, kind="enter"):
     return rid, status, problems
 
 
+class EventsError(TournamentError):
+    """A line of a dead box's events that is not an event (said by line number)."""
+
+
+def events_of(lines, source=""):
+    """A dead box's events as its journal or a file holds them (bytes lines; blank ones skipped), read by
+    the one reader of an events file (textfile.events: `nakk score` and `nakk close` say a bad line in
+    the same words). EventsError names the line: "<source>line N: field: reason"."""
+    from nakk_host import textfile
+    try:
+        return textfile.events(lines)
+    except textfile.TextFileError as e:
+        raise EventsError(source + str(e))
+
+
 def close(conn, t, round_no, table_no, by, why, events=(), room=0, forfeit=None):
     """Close a match left unfinished on a dead box: its events so far (as the box holds them,
     parsed dicts; none if nothing could be read) are kept, then a forfeit by `forfeit` or the
@@ -383,15 +432,8 @@ def close(conn, t, round_no, table_no, by, why, events=(), room=0, forfeit=None)
                                       % (key, setup.get(key), value))
         if room and setup.get("room") != room:
             raise TournamentError("these events are of room %r, not %d" % (setup.get("room"), room))
-        v = setup.get("v")
-        for key in ("seq", "type", "v"):
-            setup.pop(key, None)
         try:
-            sheet = Sheet(setup, v=v)
-            for ev in events[1:]:
-                ev = dict(ev)
-                ev.pop("seq", None)
-                sheet._apply(ev)
+            sheet = Sheet.from_events(events)
         except EventError as e:
             raise TournamentError("the box's events do not fold: %s" % _err(e))
     else:

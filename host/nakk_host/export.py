@@ -171,3 +171,38 @@ def export_all(conn, t, out_dir, force=False):
         if os.path.exists(os.path.join(out_dir, name)) and not force:
             raise TournamentError("%s exists; give another --out or --force to overwrite" % os.path.join(out_dir, name))
     return [write(os.path.join(out_dir, name), text, True, bom) for name, text, bom in files]
+
+
+def draw_rows(t, rt, bye="bye"):
+    """A round's draw as rows for the screen and the printed page: table, (room,) the sides with their
+    numbers, state. Turniirisasku: a row per room, naming the team's pair that sits there."""
+    rows = []
+    for tb in rt["tables"]:
+        if tb["rooms"] and not tb["bye"]:
+            for x in tb["rooms"]:
+                sides = ["%s (%d)" % (p["name"], p["no"]) for p in x["sides"]]
+                rows.append({"table": tb["table"], "room": x["room"], "sides": sides, "state": x["state"]})
+            continue
+        sides = ["%s (%d)" % (s["name"], s["no"]) for s in tb["sides"]]
+        if tb["bye"]:
+            sides.append(bye)
+        rows.append({"table": tb["table"], "room": None, "sides": sides, "state": tb["state"]})
+    return rows
+
+
+def round_html(conn, t, round_no):
+    """The draw as a printable page (the same template as the standings): table, room (Turniirisasku:
+    which team's pair sits in which room), the sides with their numbers."""
+    rt = S.round_tables(conn, t, round_no)
+    rows = []
+    for r in draw_rows(t, rt, bye="vaba / bye"):
+        sides = r["sides"] + [""] * (3 - len(r["sides"]))
+        rows.append({"table": r["table"], "room": r["room"] or "", "a": sides[0], "b": sides[1], "c": sides[2]})
+    cols = ["table"] + (["room"] if t["format"] == "teams" else []) + ["a", "b"] + \
+        (["c"] if t["format"] == "schmier" else [])
+    st = {"tournament": rt["tournament"], "round": round_no, "order_text": "laudade kaupa / by table",
+          "columns": cols, "rows": rows, "pending": []}
+    head = rt["tournament"]
+    meta = " · ".join(x for x in (head["date"], head["place"], head["ruleset"]) if x)
+    return standings_html(st, title="%s: %d. voor / round %d" % (t["name"], round_no, round_no), meta=meta,
+                          headers={"table": "Laud / table", "room": "Tuba / room", "a": "A", "b": "B", "c": "C"})

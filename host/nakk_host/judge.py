@@ -118,6 +118,12 @@ def _positive_timeout(args):
 
 def cmd_sync(args):
     _positive_timeout(args)
+    if args.watch:
+        if args.port or args.json:
+            raise _errors()("--watch watches every port and prints words: not with --port or --json", 2)
+        from nakk_host import watch
+        _db(args.db).close()
+        return watch.watch_cli(args.db, args.lang, timeout=args.timeout)
     status, _ = run_sync(args.db, args.port, args.json, args.timeout)
     return status
 
@@ -406,7 +412,10 @@ COMMANDS = (
             db(),
             arg("--port", action="append", metavar="URL", help="a box's port: a device path, socket://host:port, ... (repeat for more; default: every box found)"),
             arg("--timeout", type=float, default=None, help="seconds to wait for a box's answer (default 3)"),
-            arg("--json", action="store_true", help="print the summary as JSON")),
+            arg("--json", action="store_true", help="print the summary as JSON"),
+            arg("--watch", action="store_true", help="keep watching: sync each box as it is plugged in, offer "
+                "pairing and assignments, say each in words until Ctrl-C (docs/watch.md)"),
+            arg("--lang", choices=("et", "en"), default="et", help="the words of --watch (default et)")),
 
     Command("results", cmd_results,
             "list the results stored in the judge's database",

@@ -155,9 +155,15 @@ def import_file(conn, t, path):
             raw = f.read()
     except OSError as e:
         raise TournamentError("cannot read %s: %s" % (path, e.strerror or e))
-    text, encoding = decode(raw)
-    rows = parse_csv(text, t["format"])
+    rows, encoding = read_csv(raw, t["format"])
     return add_many(conn, t, rows), encoding
+
+
+def read_csv(raw, fmt):
+    """A players CSV's bytes as (rows to add, the encoding found), nothing added: what an import
+    would add (the console shows it before the judge confirms)."""
+    text, encoding = decode(raw)
+    return parse_csv(text, fmt), encoding
 
 
 def statuses(conn, tid):

@@ -74,13 +74,15 @@ def apply(final, winner, corrections):
     return final, winner
 
 
-def text(data):
-    """A correction's change in words: "points A +0, B -2, winner B"."""
+def text(data, lang="en"):
+    """A correction's change in words: "points A +0, B -2, winner B" (Estonian: "punktid A +0, B -2, võitja B")."""
+    et = lang == "et"
     parts = []
     if "points" in data:
-        parts.append("points " + ", ".join("%s %+d" % (SIDES[i], p) for i, p in enumerate(data["points"])))
+        parts.append(("punktid " if et else "points ") + ", ".join("%s %+d" % (SIDES[i], p)
+                                                                  for i, p in enumerate(data["points"])))
     if "winner" in data:
-        parts.append("winner %s" % (data["winner"] or "none"))
+        parts.append(("võitja %s" if et else "winner %s") % (data["winner"] or ("pole" if et else "none")))
     return ", ".join(parts)
 
 

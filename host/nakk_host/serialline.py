@@ -53,6 +53,10 @@ class Timeout(DeviceError):
     """No answer within the request's budget, however often it was sent."""
 
 
+class OtherBox(DeviceError):
+    """The port was opened again and another box answers on it (device.Box checks who it is)."""
+
+
 class _Req:
     """One request in flight: what to send again, how often it was, and its answer once it came."""
 
@@ -374,6 +378,8 @@ class Line:
             try:
                 self.reopen()
                 return
+            except OtherBox:
+                raise                        # not the box this line was talking to: never go on
             except DeviceError:
                 continue
         raise DeviceError("%s: the port failed and cannot be opened again (is the cable in?)" % self.url)

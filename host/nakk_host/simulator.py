@@ -29,6 +29,7 @@ import os
 import select
 import signal
 import subprocess
+import tempfile
 import termios
 import threading
 import time
@@ -134,23 +135,30 @@ class Simulator:
         self.tty = os.ttyname(slave)
 
     def _register(self):
+        """Write our registry entry whole before its name appears (a hard link of a finished file,
+        which fails when the name is taken): a reader never sees it half written, which it would
+        take for a stale entry and remove (the box watcher reads the registry five times a second)."""
         d = registry_dir()
         os.makedirs(d, mode=0o700, exist_ok=True)
-        base = "sim-%d" % os.getpid()
-        name = base + ".json"
-        k = 1
-        while True:
-            path = os.path.join(d, name)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                break
-            except FileExistsError:
-                k += 1
-                name = "%s-%d.json" % (base, k)
         entry = {"path": self.tty, "pid": os.getpid(), "image": self.image, "started": time.time(),
                  "sim_pid": self.proc.pid}
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(entry, f)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".sim-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(entry, f)
+            base = "sim-%d" % os.getpid()
+            name = base + ".json"
+            k = 1
+            while True:
+                path = os.path.join(d, name)
+                try:
+                    os.link(tmp, path)
+                    break
+                except FileExistsError:
+                    k += 1
+                    name = "%s-%d.json" % (base, k)
+        finally:
+            os.remove(tmp)
         self.registry = path
 
     def _unregister(self):

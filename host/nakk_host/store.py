@@ -13,6 +13,7 @@ migration that has shipped; add one.
 
 import json
 import os
+import stat
 import sqlite3
 import time
 
@@ -170,6 +171,20 @@ CREATE TABLE live_refused (
 );
 ALTER TABLE devices ADD COLUMN wifi TEXT;  -- JSON {"ssid", "password", "live"} given at pairing: never shown
 """),
+    ("paper sheets being typed in: a half-entered sheet survives closing the judge's console", """
+CREATE TABLE sheets (
+    id          INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    round_no    INTEGER NOT NULL,
+    table_no    INTEGER NOT NULL,
+    room        INTEGER NOT NULL DEFAULT 0,
+    events      TEXT NOT NULL,             -- JSON list of the sheet's events so far (setup first)
+    answers     TEXT NOT NULL DEFAULT '{}',-- JSON: the deal being entered, its answers so far
+    step        INTEGER NOT NULL DEFAULT 0,-- the form's step to ask next in that deal
+    updated_at  TEXT NOT NULL,
+    UNIQUE (tournament_id, round_no, table_no, room)
+);
+"""),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -217,6 +232,8 @@ def _read_only_look(path, immutable):
     except sqlite3.DatabaseError as e:
         if "locked" in str(e) or "busy" in str(e):
             raise StoreError("%s is in use by another program (%s); try again" % (path, e))
+        if "not a database" in str(e):
+            raise StoreError("%s is not a Nakk database (it is not an SQLite file); name another with --db" % path)
         raise StoreError("%s is damaged (%s): the judge's tool will not write into it"
                          % (path, " ".join(str(e).split())))
     finally:
@@ -229,18 +246,27 @@ def check_db(path):
     no migration, no WAL switch): an empty file, a file that is not SQLite, a damaged one,
     another application's SQLite file, a newer schema. Read-only; raises StoreError."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(100)
-    except IsADirectoryError:
-        raise StoreError("%s is a folder, not a Nakk database; name the database file with --db" % path)
+        st = os.stat(path)
     except OSError as e:
         raise StoreError("cannot read %s: %s" % (path, e.strerror or e))
-    if not head:
+    if stat.S_ISDIR(st.st_mode):
+        raise StoreError("%s is a folder, not a Nakk database; name the database file with --db" % path)
+    if not st.st_size:
         raise StoreError("%s is an empty file, not a Nakk database; remove it or name another with --db" % path)
-    if head[:16] != b"SQLite format 3\x00":
-        raise StoreError("%s is not a Nakk database (it is not an SQLite file); name another with --db" % path)
-    if len(head) < 100:
-        raise StoreError("%s is damaged (cut short): not a Nakk database any more" % path)
+    # The header is read by hand only from a file too small to be a database anyone has open: closing
+    # a file of our own on the database would drop every lock this process's SQLite connections hold
+    # on it (POSIX), and another process would then take the write-ahead log for unused and delete it,
+    # with this process's commits after that seen by no one else. A bigger file SQLite reads itself.
+    if st.st_size < 512:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(100)
+        except OSError as e:
+            raise StoreError("cannot read %s: %s" % (path, e.strerror or e))
+        if head[:16] != b"SQLite format 3\x00":
+            raise StoreError("%s is not a Nakk database (it is not an SQLite file); name another with --db" % path)
+        if len(head) < 100:
+            raise StoreError("%s is damaged (cut short): not a Nakk database any more" % path)
     try:
         have, tables = _read_only_look(path, immutable=not os.path.exists(path + "-wal"))
     except StoreError:

@@ -41,6 +41,21 @@ def slug(text):
     return s[:40] or "t"
 
 
+def parse_settings(pairs):
+    """A ruleset's settings given as KEY=VALUE texts: each value read as JSON where it is (4, true),
+    else as text. TournamentError for a text without "="."""
+    out = {}
+    for p in pairs or ():
+        if "=" not in p:
+            raise TournamentError("--set KEY=VALUE (got %r)" % p)
+        k, v = p.split("=", 1)
+        try:
+            out[k.strip()] = json.loads(v)
+        except ValueError:
+            out[k.strip()] = v.strip()
+    return out
+
+
 def create(conn, name, ruleset, fmt, rounds, date=None, place=None, settings=None, boards=None,
            draw="auto", order_by=None, season=None, code=None):
     """Create a tournament; returns its row as a dict. Raises TournamentError in plain words."""
