@@ -58,6 +58,7 @@ BENCH_MAIN = b"""# bench main.py: the app as main.py builds it, with the heap pr
 import gc
 import asyncio
 from nakk.board import pico
+from nakk.link import task  # as main.py: the link's buffers first
 from nakk import app as A
 b = pico.build()
 a = A.App(b)

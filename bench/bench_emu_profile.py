@@ -26,6 +26,7 @@ import gc
 import time
 import asyncio
 from nakk.board import pico
+from nakk.link import task  # as main.py: the link's buffers first
 from nakk import app as A
 b = pico.build()
 a = A.App(b)

@@ -45,6 +45,7 @@ import gc, time, array
 import asyncio
 from machine import Pin
 from nakk.board import pico
+from nakk.link import task  # as main.py: the link's buffers first
 from nakk import app as A
 b = pico.build()
 a = A.App(b)

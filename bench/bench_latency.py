@@ -76,21 +76,11 @@ GOAL_MS = 20
 
 def _launch():
     import os
-    import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
-    if not os.path.exists(exe):
-        import shutil
-        exe = shutil.which("micropython")
-    if not exe:
-        sys.exit("bench_latency: the MicroPython unix port (micropython) is not installed")
-    env = dict(os.environ)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
     import mpyenv
-    env["MICROPYPATH"] = ":".join((mpyenv.firmware_path(), os.path.join(root, "tests", "mpy"),
-                                   os.path.dirname(os.path.abspath(__file__)), ".frozen"))
-    sys.exit(subprocess.run([exe, "-X", "heapsize=" + HEAP, os.path.abspath(__file__)],
-                            env=env, cwd=root).returncode)
+    mpyenv.rerun(__file__, "bench_latency", HEAP,
+                 (mpyenv.firmware_path(), os.path.join(mpyenv.ROOT, "tests", "mpy"), here))
 
 
 def _add_test(p):

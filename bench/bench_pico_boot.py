@@ -64,6 +64,7 @@ try:
     from nakk.board import picow as B
 except ImportError:
     from nakk.board import pico as B
+from nakk.link import task  # as main.py: the link's buffers first
 from nakk import app as A
 if B.maintenance():
     print("nakk: maintenance mode")

@@ -924,14 +924,9 @@ def _launch_mpy(seed, matches, path):
     import subprocess
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(here)
-    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
-    if not os.path.exists(exe):
-        import shutil
-        exe = shutil.which("micropython")
-    if not exe:
-        raise SystemExit("bench_presses: the MicroPython unix port (micropython) is not installed")
     sys.path.insert(0, here)
     import mpyenv
+    exe = mpyenv.micropython("bench_presses")
     # this module as .mpy (imported by a one-line runner, not compiled in the capped heap), and
     # one process per ruleset: each plays its 300 matches on the heap a box has after boot
     bench = mpyenv.bench_path()

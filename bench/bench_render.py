@@ -20,18 +20,9 @@ WARMUP = 20
 
 def _launch():
     import os
-    import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
-    if not os.path.exists(exe):
-        import shutil
-        exe = shutil.which("micropython")
-    if not exe:
-        sys.exit("bench_render: the MicroPython unix port (micropython) is not installed")
-    env = dict(os.environ)
-    env["MICROPYPATH"] = os.path.join(root, "firmware") + ":.frozen"
-    r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__)], env=env, cwd=root)
-    sys.exit(r.returncode)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import mpyenv
+    mpyenv.rerun(__file__, "bench_render", "320K", (os.path.join(mpyenv.ROOT, "firmware"),))
 
 
 def _bench():

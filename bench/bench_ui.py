@@ -35,17 +35,12 @@ def _launch():
     import tempfile
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(here)
-    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
-    if not os.path.exists(exe):
-        import shutil
-        exe = shutil.which("micropython")
-    if not exe:
-        sys.exit("bench_ui: the MicroPython unix port (micropython) is not installed")
+    sys.path.insert(0, here)
+    import mpyenv
+    exe = mpyenv.micropython("bench_ui")
     mix = os.path.join(here, "deal-mix.json")
     if not os.path.exists(mix):
         sys.exit("bench_ui: %s not found" % mix)
-    sys.path.insert(0, here)
-    import mpyenv
     bench = mpyenv.bench_path()      # bench_presses' player as .mpy: not compiled inside the heap
     env = dict(os.environ, MICROPYPATH=((bench + ":") if bench else "") + mpyenv.firmware_path() + ":" + here +
                ":.frozen")

@@ -39,3 +39,24 @@ def bench_path(names=("bench_presses",)):
         if r.returncode != 0:
             return None
     return out
+
+
+def micropython(bench):
+    """The MicroPython unix port's executable: beside this Python's, else on PATH; exits with
+    `<bench>: ...` when there is none."""
+    import shutil
+    exe = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if not os.path.exists(exe):
+        exe = shutil.which("micropython")
+    if not exe:
+        sys.exit("%s: the MicroPython unix port (micropython) is not installed" % bench)
+    return exe
+
+
+def rerun(script, bench, heap, path):
+    """Run the bench file `script` itself on the unix port (-X heapsize=heap, MICROPYPATH: the
+    folders in path, then .frozen) from the repo's root, and exit with its code."""
+    import subprocess
+    env = dict(os.environ, MICROPYPATH=":".join(tuple(path) + (".frozen",)))
+    sys.exit(subprocess.run([micropython(bench), "-X", "heapsize=" + heap, os.path.abspath(script)],
+                            env=env, cwd=ROOT).returncode)

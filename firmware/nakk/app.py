@@ -30,6 +30,8 @@ What other tasks may use (the link, the simulator's control channel):
 
 from nakk.compat import clock, const, micropython
 
+_IMPORT_GC = const(16384)   # bytes allocated between two collections while the app's modules load
+
 try:
     # The judge's link owns the USB port from the app's first instant, before the
     # imports below (seconds on a Pico): a Ctrl-C byte from the laptop is a byte, not
@@ -45,6 +47,14 @@ import asyncio
 import gc
 import os
 
+# Collect every 16 KB allocated while the modules below load: each import leaves garbage between
+# the code it keeps, and collected at once that garbage is a hole the next import fills. Left to
+# a full heap, the holes lie all over it (with the firmware as .mpy files, whose code is on the
+# heap: 70 KB free after boot, but no 4 KB in one piece; collected so, 50 KB in one piece).
+_threshold = getattr(gc, "threshold", None)   # MicroPython's (CPython has none)
+if _threshold is not None:
+    _threshold(_IMPORT_GC)
+
 from nakk.drivers import font
 from nakk.ui import flows as U
 from nakk.ui import words as W
@@ -55,6 +65,9 @@ from nakk.match import Match
 from nakk.ui.render import Screen
 from nakk.settings import Settings
 from nakk.table import Table
+
+if _threshold is not None:
+    _threshold(-1)    # then only when the heap is full, as by default
 
 FRAME_MS = const(50)
 _USB_FRAMES = const(20)   # frames between looks at the supply (1 s)

@@ -28,6 +28,8 @@ from nakk.offbox.blockdev import mount_image
 from nakk.journal import Journal, write_atomic
 from nakk.table import Table
 
+from flashfill import fill
+
 ROOT = "/flash/journal"
 
 
@@ -47,22 +49,6 @@ def play(n):
                       "winner": "AB"[i // 2 % 2]})
         assert t.flush(), t.error
     assert not t.match.st.over
-
-
-def fill():
-    # another file takes every free block, as on a box whose flash is full
-    f = open("/flash/fill", "ab")
-    size = 4096
-    while size:
-        try:
-            f.write(bytes(size))
-            f.flush()
-        except OSError:
-            size //= 2
-    try:
-        f.close()
-    except OSError:
-        pass
 
 
 def edge(most):
