@@ -16,7 +16,6 @@ A script is space-separated button events:
 
 from nakk.drivers import buttons as K
 from nakk.ui import flows as U
-from nakk.ui import modes as UM
 from nakk.ui import words as W
 from nakk.event import parse
 from nakk.match import Match
@@ -732,11 +731,3 @@ def test_the_start_takes_the_match_the_start_screen_folded_only_for_that_setup()
     play(ui, "NEXT OK")                        # another shuffler: another setup than the one folded
     assert ui.mode == U.ENTRY and ui.table.match is not likely
     assert ui.table.match.setup["first_shuffler"] != likely.setup["first_shuffler"]
-
-
-def test_the_modes_module_names_the_modes_and_answers_as_flows_does():
-    # nakk.ui.modes (the Ui's base class) cannot import flows: it repeats the names as const()
-    for n in ("START", "ENTRY", "MENU", "PENALTY", "UNDO", "ASK", "NOTHING", "MOVED", "SUBMITTED",
-              "ASK_MS", "PAIR_MS"):
-        assert getattr(UM, "_" + n) == getattr(U, n), n
-    assert (U._NOTHING, U._MOVED, U._SUBMITTED) == ((U.NOTHING, None), (U.MOVED, None), (U.SUBMITTED, None))
