@@ -527,10 +527,11 @@ def test_main_py_gives_the_app_its_board_and_boot_and_main_compile(tmp_path):
     with open(os.path.join(FIRMWARE, "main.py"), encoding="utf-8") as f:
         code = [line for line in f.read().splitlines() if line.strip() and not line.lstrip().startswith("#")]
     # one firmware for both boards: a Pico W's (its MicroPython has `network`) has the Wi-Fi (board/picow.py);
-    # a Pico imports only its own board, as before; the link before the app (its buffers in one free run)
+    # a Pico imports only its own board, as before; the judge's link before the app (its buffers first)
     assert code == ["try:", "    import network  # noqa: F401", "    from nakk.board import picow as board",
                     "except ImportError:", "    from nakk.board import pico as board",
-                    "from nakk.link import task  # noqa: F401", "from nakk import app", "app.main(board)"]
+                    "from nakk.link import task  # noqa: F401", "from nakk import app",
+                    "app.main(board)"]
     from test_mpy_cross import FILES  # the mpy-cross test covers the top-level files too
     assert {"boot.py", "main.py", "nakk/board/pico.py", "nakk/board/picow.py"} <= set(FILES)
 

@@ -40,7 +40,8 @@ HOT = {
     "nakk/rules/common.py": ["side_index", "check"],
     "nakk/rules/saare.py": ["_points", "_end_bonuses", "_mark_bonuses", "_mark_bonus", "_prillid"],
     "nakk/ui/render.py": ["_clear", "_key", "_kept_page", "_use", "_keep_page", "_oldest", "_slot", "_mix",
-                       "_score_sig", "_ok_head"],
+                       "_score_sig"],
+    "nakk/ui/regions.py": ["_ok_head"],
     "nakk/drivers/font.py": ["text", "_row", "_run", "width", "digits", "digits_width", "_big_width", "_cached",
                      "kept"],
 }
@@ -51,7 +52,8 @@ HOT = {
 # _choice, _answers) and Saare's scoring (deal, _result, _sohk). Known, and checked to stay
 # known (a new big frame on a press's path goes in HOT or here, with a reason).
 ON_HEAP = {
-    "nakk/ui/render.py": ["draw", "_head", "_names", "_score", "_foot", "_choice", "_answers"],
+    "nakk/ui/render.py": ["draw"],
+    "nakk/ui/regions.py": ["_head", "_names", "_score", "_foot", "_choice", "_answers"],
     "nakk/rules/saare.py": ["deal", "_result", "_sohk"],
 }
 

@@ -2,7 +2,8 @@
 
 The parts live in their own modules: the words and their languages
 (nakk.ui.words), the start wizard (nakk.ui.start), the deal-form interpreter
-(nakk.ui.dealform) and the menus (nakk.ui.menus). Nothing here knows pins, files,
+(nakk.ui.dealform), the menus (nakk.ui.menus), and the screens beside the deal
+entry (nakk.ui.modes: the Ui's base class; the deal entry, the press path, is here). Nothing here knows pins, files,
 the display, journal types or a game: the app feeds button events
 (nakk.drivers.buttons, each with its time), the rulesets say what a game asks, and
 every entry goes through the table (nakk.table), which checks it with the
@@ -52,7 +53,8 @@ from nakk.ui import menus
 from nakk.ui import words as W
 from nakk.ui.dealform import DealEntry
 from nakk.event import EventError, SIDES
-from nakk.ui.start import StartWizard, assignment_lines
+from nakk.ui.start import StartWizard
+from nakk.ui.modes import Modes, NOTHING_ as _NOTHING, MOVED_ as _MOVED, SUBMITTED_ as _SUBMITTED
 
 START = const(0)    # a new match: accept the judge's assignment, or choose ruleset, table, round, shuffler
 ENTRY = const(1)    # the score, and the deal entry on the bottom line
@@ -68,9 +70,6 @@ NOTHING = const(0)    # nothing the players see as an answer (it woke the screen
 MOVED = const(1)      # the screen moved (cursor, step, menu); nothing to save
 SUBMITTED = const(2)  # an entry is pending in the table: the app draws it, then saves it
 REFUSED = const(3)    # the press entered nothing and the screen says why (reason: those words)
-_NOTHING = (NOTHING, None)
-_MOVED = (MOVED, None)
-_SUBMITTED = (SUBMITTED, None)
 
 CHORD_MS = const(40)     # a second side button within this of the first: both were pressed together
 IDLE_MS = const(120000)  # no press for this long: the idle screen (score only)
@@ -80,7 +79,7 @@ MSG_MS = const(4000)     # how long a message stays up
 _SCREEN = const(16)      # the fields of a _screen()
 
 
-class Ui:
+class Ui(Modes):
     def __init__(self, table, clock=None, lang=W.ET, on_lang=None, assignment=None, chord_ms=0,
                  sound=True, on_sound=None, max_sides=3):
         """table: nakk.table.Table; clock: ticks_ms/ticks_diff (default: nakk.compat's);
@@ -257,58 +256,6 @@ class Ui:
             self.version += 1
         return changed
 
-    # ------------------------------------------------------------ for other tasks
-    def ask(self, words, on_answer, timeout_ms=ASK_MS, detail=""):
-        """Put the pairing question (words: (et, en); detail: the line under it, the judge's
-        name) on the screen, at once -- only over the start screen, where no long press
-        starts or ends anything; returns False (nothing shown, on_answer never called)
-        anywhere else, and while a question is up (a second one never replaces it). PREV
-        and NEXT held together answer on_answer(True); any other press (it does nothing
-        more) or timeout_ms without a press answer on_answer(False). Then the screen is
-        as it was."""
-        if self.mode != START:
-            return False
-        self._asked = [self._screen(), on_answer, self._ms(), timeout_ms, None, -1]
-        self._chord = None
-        self._chord_kept = False
-        self.idle = False
-        self.mode = ASK
-        self._list(words, (W.HOLD_PN,))
-        self.detail = detail
-        self.version += 1
-        return True
-
-    def _ask_event(self, k, b, t):
-        """A press while the question is up: half of PREV+NEXT waits for the other half;
-        anything else only answers no."""
-        a = self._asked
-        if k == K.LONG and (b == K.PREV or b == K.NEXT):
-            if a[4] is None:
-                a[4] = t
-                a[5] = b
-                return
-            if a[5] != b and K.span(a[4], t) <= PAIR_MS:
-                self._end_ask(True)
-                return
-        self._end_ask(False)
-
-    def _end_ask(self, yes):
-        screen, on_answer = self._asked[0], self._asked[1]
-        self._asked = None
-        m = self.table.match
-        if screen is None or self.table.pending is not None or (m.seq if m is not None else 0) != screen[0]:
-            self.resync()
-        else:
-            self._put_back(screen)
-        on_answer(yes)
-
-    def offer(self, assignment):
-        """The judge's assignment for the next match (setup fields; None withdraws it).
-        The start screen shows it at once; elsewhere it waits for the next match."""
-        self.assignment = assignment
-        if self.mode == START:
-            self._enter_start()
-            self.version += 1
 
     # ------------------------------------------------------------ events
     def handle(self, ev):
@@ -525,278 +472,3 @@ class Ui:
             elif b == K.OK:
                 self._enter_menu()
         return _MOVED
-
-    # ------------------------------------------------------------ menu
-    def _enter_menu(self):
-        items = []
-        actions = []
-        menus.menu(self.table.match, self.lang, self.sound, items, actions)
-        self._leave_entry()
-        self.mode = MENU
-        self.actions = actions
-        self._list(W.MENU, items)
-
-    def _menu_event(self, k, b):
-        if self._move(k, b):
-            return _MOVED
-        what, arg = self.actions[self.cursor]
-        if k == K.LONG and b == K.PREV:
-            self._back_to_entry()
-            return _MOVED
-        if k == K.PRESS:
-            side = self._side(b)
-            if side is None:
-                return self._refuse(W.NOSIDE)
-            if what == menus.FORFEIT:
-                return self._submit({"type": "forfeit", "by": SIDES[side]})
-            return self._refuse(W.PRESS_OK)
-        if k == K.SHORT and b == K.OK:
-            if what == menus.REDEAL:
-                return self._submit({"type": "redeal", "reason": arg})
-            if what == menus.ABANDON:
-                r = self._submit({"type": "close", "reason": "abandoned at the table: started by mistake"})
-                if r[0] == SUBMITTED:
-                    self._enter_start()
-                return r
-            if what == menus.FORFEIT:
-                return self._refuse(W.SIDE)
-            if what == menus.LANG:
-                self.lang = 1 - self.lang
-                if self.on_lang is not None:
-                    self.on_lang(self.lang)
-                self._enter_menu()
-                self.cursor = menus.position(self.actions, menus.LANG)
-                return _MOVED
-            if what == menus.SOUND:
-                self.sound = not self.sound
-                if self.on_sound is not None:
-                    self.on_sound(self.sound)
-                self._enter_menu()
-                self.cursor = menus.position(self.actions, menus.SOUND)
-                return _MOVED
-            self._back_to_entry()
-        return _MOVED
-
-    def _leave_entry(self):
-        """Going from the deal entry to a menu, the penalty list or the undo question:
-        remember the half-entered deal, so coming back without an entry keeps it."""
-        if self.mode == ENTRY:
-            self._detour = self._screen()
-        elif self.mode != MENU:
-            self._detour = None
-
-    def _back_to_entry(self):
-        d = self._detour
-        self._detour = None
-        m = self.table.match
-        if d is None or m is None or self.table.pending is not None or m.seq != d[0] or m.st.over:
-            self.resync()
-            return
-        self._put_back(d)
-
-    # ------------------------------------------------------------ penalty
-    def _enter_penalty(self):
-        items = []
-        ids = []
-        menus.penalties(self.table.match, items, ids)
-        if not ids:
-            return self._refuse(W.NOPEN)
-        self._leave_entry()
-        self.mode = PENALTY
-        self.offences = ids
-        self._list(W.PENALTY, items)
-        return _MOVED
-
-    def _penalty_event(self, k, b):
-        if self._move(k, b):
-            return _MOVED
-        if k == K.PRESS:
-            side = self._side(b)
-            if side is None:
-                return self._refuse(W.NOSIDE)
-            offence, field, value = self.offences[self.cursor]
-            if field == menus.DEAL:
-                return self._deal_offence(offence, side, value)
-            ev = {"type": "penalty", "offence": offence, "by": SIDES[side]}
-            if field is not None:
-                ev[field] = value
-            return self._submit(ev)
-        if k == K.SHORT and b == K.OK:
-            return self._refuse(W.SIDE)
-        if k == K.LONG and b == K.PREV:
-            self._back_to_entry()
-        return _MOVED
-
-    def _deal_offence(self, offence, side, field):
-        """An offence judged inside the deal being entered (the ruleset's deal_offences): back
-        to the entry, the offence and its offender in the deal's answers (or, field given, the
-        offender alone in that field: a sohk), and on the banner; the deal is saved with them
-        when its result is entered."""
-        self._back_to_entry()
-        if self.mode != ENTRY:
-            return self._refuse(W.REFUSED)
-        if field is not None:
-            self.deal.answers[field] = SIDES[side]
-        else:
-            self.deal.answers["offence"] = offence
-            self.deal.answers["offender"] = SIDES[side]
-        self._set_banner()
-        return _MOVED
-
-    # ------------------------------------------------------------ undo
-    def _enter_undo(self):
-        m = self.table.match
-        if m is None or m.locked() or not m.in_force:
-            return self._refuse(W.NOTHING)
-        detail = self.undo_words()
-        self._undo_target = m.in_force[-1]
-        self.mode = UNDO
-        self._list(W.UNDO, (W.CONFIRM, W.BACK))
-        self.detail = detail
-        return _MOVED
-
-    def undo_words(self):
-        """What the undo question would name now (the latest entry in force, in the players'
-        words), or None. Kept for that entry and language: the app asks for it after each
-        save, while the players look at the score, so that long PREV does not wait for it."""
-        m = self.table.match
-        if m is None or m.st is None or not m.in_force:
-            return None
-        target = m.in_force[-1]
-        u = self._undo_words
-        if u is not None and u[0] == target and u[1] == self.lang and u[2] is m.setup:
-            return u[3]
-        ev = self.table.event(target)
-        if ev is None:
-            words = "#%d" % target
-        else:
-            # the entry in the players' words (the ruleset's), labelled from the deal form
-            words = m.rules.describe(ev, self.lang, self.deal.steps or m.rules.form(m.st, m.cfg)[1],
-                                     m.rules.number(m.st, ev))
-        self._undo_words = (target, self.lang, m.setup, words)   # the setup: this match, not its events
-        return words
-
-    def _undo_event(self, k, b):
-        if k == K.SHORT and b == K.OK:
-            if self.cursor != 0:
-                self.resync()
-                return _MOVED
-            r = self._submit({"type": "cancel", "target": self._undo_target})
-            if r[0] == SUBMITTED:
-                self.say(W.UNDONE)
-            return r
-        if self._move(k, b):
-            return _MOVED
-        if k == K.LONG:
-            self.resync()        # any long press backs out; the undo needs a deliberate OK
-        return _MOVED
-
-    # ------------------------------------------------------------ end of match
-    def _end_event(self, k, b):
-        if self._move(k, b):
-            return _MOVED
-        if k == K.PRESS:
-            side = self._side(b)
-            if side is None:
-                return self._refuse(W.NOSIDE)
-            m = self.table.match
-            if side in m.confirmed or side in m.disputed:
-                return _NOTHING
-            return self._submit({"type": "dispute" if self.cursor == 1 else "confirm", "by": SIDES[side]})
-        if k == K.SHORT and b == K.OK:
-            return self._refuse(W.SIDE)
-        if k == K.LONG and b == K.PREV:
-            return self._enter_undo()
-        if k == K.LONG and b == K.OK:
-            self._enter_menu()
-        return _MOVED
-
-    def _done_event(self, k, b):
-        if k == K.LONG and b == K.OK:
-            self._enter_start()
-        elif k == K.LONG and b == K.PREV:
-            return self._enter_undo()     # says there is nothing to undo: the result is locked
-        return _MOVED
-
-    # ------------------------------------------------------------ a new match
-    def _enter_start(self):
-        self.mode = START
-        a = self.assignment
-        if a is not None:
-            # what the judge assigned, a line a row under "Kinnitan" (OK on any of them takes
-            # it, as on "Kinnitan"; NEXT reads on); "Uus mäng", last, sets one up by hand
-            self.on_assignment = True
-            self._list(W.ASSIGN, [W.CONFIRM] + assignment_lines(a, self.lang) + [W.NEWMATCH])
-            return
-        self.on_assignment = False
-        self.wizard.begin(self.table.match)
-        self._show_start()
-
-    def likely_match(self):
-        """On the start screen: the match the next OK would start (folded, not saved: the
-        screen draws its words while the players look), or None. Made once per press."""
-        if self.mode != START:
-            return None
-        if self._likely_v != self.version:
-            self._likely_v = self.version
-            self._likely = None
-            setup = self.assignment if self.on_assignment else self.wizard.likely(self.cursor)
-            if setup is not None:
-                self._likely = self.table.likely(setup)
-        return self._likely
-
-    def _show_start(self):
-        title, items, cursor = self.wizard.show()
-        self._list(title, items, cursor)
-
-    def _held_together(self, b):
-        """PREV and NEXT held together on the start screen (the second half of it now): True.
-        The first half does what it does alone (a long PREV steps the wizard back)."""
-        h = self._half
-        self._half = b
-        if h is not None and h != b and K.span(self._half_t, self._long_t) <= PAIR_MS:
-            self._half = None
-            return True
-        self._half_t = self._long_t
-        return False
-
-    def _start_event(self, k, b):
-        if self._move(k, b):
-            return _MOVED
-        if k == K.LONG and (b == K.PREV or b == K.NEXT) and self.on_reset is not None and self._held_together(b):
-            self.on_reset()
-            return _MOVED
-        if self.on_assignment:
-            # the judge's assignment: OK on "confirm" starts it; "new match" sets one up by hand
-            if k == K.SHORT and b == K.OK:
-                if self.cursor < len(self.items) - 1:
-                    return self._begin_match(self.assignment)
-                self.assignment = None
-                self._enter_start()
-            return _MOVED
-        if k == K.LONG and b == K.PREV:
-            if self.wizard.back():
-                self._show_start()
-            return _MOVED
-        if not (k == K.SHORT and b == K.OK):
-            if k == K.PRESS:
-                return self._refuse(W.PRESS_OK)
-            return _MOVED
-        setup = self.wizard.choose(self.cursor)
-        if setup is None:
-            self._show_start()
-            return _MOVED
-        return self._begin_match(setup)
-
-    def _begin_match(self, setup):
-        try:
-            # the match the start screen folded for its words: taken if it is this setup
-            if not self.table.start(setup, self._likely):
-                return self._refuse(W.FULL)      # the flash is low: sync first
-        except EventError as e:
-            return self._refuse(W.refusal(e.field))
-        self.assignment = None
-        self._likely = None
-        self.resync()
-        return _SUBMITTED
-
