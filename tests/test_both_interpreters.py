@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import TESTS, run_mpy
+from conftest import HEAP, TESTS, run_mpy
 
 # the modules whose tests run on both: the scoring core and the worked examples, and the UI's flows
 SHARED = ("core.test_codec", "core.test_record", "core.test_match", "core.test_worked_examples", "test_ui",
@@ -31,7 +31,10 @@ def micropython_results():
     for m in SHARED:
         # the UI's flows with the firmware as .mpy, as the Pico runs it (the box never compiles the
         # UI, the renderer and every ruleset from source inside its heap); the core from source
+        # test_entries walks every form of every ruleset in one process, each ruleset's forms and
+        # screens kept by the walk; the box loads one ruleset for a match: its heap gets room for all
         r = run_mpy([os.path.join(TESTS, "mpyrun.py"), m], path=(TESTS,), timeout=300,
+                    heap="448K" if m == "test_entries" else HEAP,
                     compiled=m in ("test_ui", "test_words", "test_entries", "test_assignment"))
         lines = {}
         for line in r.stdout.splitlines():
