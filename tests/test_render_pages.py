@@ -4,11 +4,14 @@ ruleset's match played with random presses on MicroPython, two screens in lockst
 import json
 import os
 
-from conftest import TESTS, run_mpy
+from conftest import HEAP, TESTS, run_mpy
 
 
 def test_kept_pages_equal_drawn_pages():
-    r = run_mpy([os.path.join(TESTS, "mpy", "page_lockstep.py"), "300"], timeout=300, compiled=True)
+    # two screens and their frame buffers in lockstep, and the four rulesets one after another in one
+    # process: more than the box holds (one screen, one ruleset), so the harness gets 128 KB above HEAP
+    r = run_mpy([os.path.join(TESTS, "mpy", "page_lockstep.py"), "300"], timeout=300, compiled=True,
+                heap="%dK" % (int(HEAP[:-1]) + 128))
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     runs = [json.loads(line) for line in r.stdout.splitlines()]
     assert sorted(x["rules"] for x in runs) == ["saare-2020", "saare-classic", "sasku", "schmier"]
