@@ -1,10 +1,11 @@
 """Where each press's time goes on the emulated Pico, press by press, with no host on the USB port while it plays.
 
-    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu_timeline.py [--slow MS] [SCRIPT ...]
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu_timeline.py [--slow MS] [--box N] [--uf2 FILE] [SCRIPT ...]
 
 SCRIPT: a demo match (saare-2020, saare-classic, sasku, schmier) or "extra"
 (bench_emu's undo and penalty presses); default all five. The firmware runs
-unchanged, built as `nakk flash` builds it; a bench main.py wraps the app's
+unchanged, built as `nakk flash` builds it (--uf2 FILE: frozen in nakk build's UF2;
+--box N: on a box holding N finished, unsynced results, as bench_emu.py plays them); a bench main.py wraps the app's
 pieces once it is built and records `ticks_us` at each step of a press into
 arrays made before the match (~3 KB: the app's heap is tight; no
 gc.mem_alloc(), which walks the whole allocation table: ~5.5 ms a call on
@@ -155,17 +156,21 @@ asyncio.run(a.run())
 """ % DUMP_PIN
 
 
-def play(picoemu, img, script):
-    """Play one script; returns [(press index, name, long, kind, edge_us, first frame end_us)],
-    the P rows and the busy stretches the box recorded."""
-    ks = parse_keys(E.EXTRA, "extra") if script == "extra" else None
-    if ks is None:
+def play(picoemu, img, script, uf2=None, results=False):
+    """Play one script (results: on a box showing its last result, which a long OK leaves first);
+    returns [(press index, name, long, kind, edge_us, first frame end_us)], the P rows and the
+    busy stretches the box recorded."""
+    if script == "extra":
+        keys = E.EXTRA
+    else:
         with open(os.path.join(E.DEMO, script + ".keys")) as f:
-            ks = parse_keys(f.read(), script)
+            keys = f.read()
+    ks = parse_keys(("OK:long\n" if results else "") + keys, script)
     rows = []
-    with picoemu.PicoEmu(image=img, pins=E.PINS, oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8)) as emu:
+    with picoemu.PicoEmu(image=img, pins=E.PINS, oled_spi=(18, 19, 17, 20, 21), rings=(6, 7, 8),
+                         firmware=uf2) as emu:
         f = emu.wait_frame(0)
-        emu.wait_frame(f["frame"])
+        emu.wait_frame(f["frame"], timeout_s=120)
         released = None
         first = True
         prev = None
@@ -204,18 +209,33 @@ def play(picoemu, img, script):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--slow", type=float, default=0, help="list only presses at least this slow (ms)")
+    ap.add_argument("--box", type=int, default=0,
+                    help="play on a box already holding this many finished, unsynced matches")
+    ap.add_argument("--uf2", metavar="FILE", help="run this UF2 (nakk build's, the firmware frozen)")
     ap.add_argument("scripts", nargs="*", default=["saare-2020", "saare-classic", "sasku", "schmier", "extra"])
     a = ap.parse_args()
     picoemu = E.kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-timeline-")
-    files = E.box_files(picoemu, tmp)
-    files["/main.py"] = TIMELINE_MAIN
-    img = E.image(picoemu, files, tmp, "timeline")
-    print("bench_emu_timeline: emulated ms per press (MicroPython v1.28.0 RPI_PICO in rp2040js %s, 200 MHz)"
-          % picoemu.RP2040JS_VERSION)
+    uf2 = os.path.abspath(a.uf2) if a.uf2 else None
+    n = 0
+    if a.box or uf2:
+        import shutil
+        import bench_pico_boot as B
+        img, n = B.make_box(picoemu, tmp, "box", a.box, frozen=uf2 is not None, main_py=TIMELINE_MAIN)
+    else:
+        files = E.box_files(picoemu, tmp)
+        files["/main.py"] = TIMELINE_MAIN
+        img = E.image(picoemu, files, tmp, "timeline")
+    print("bench_emu_timeline: emulated ms per press (%s in rp2040js %s, 200 MHz)%s"
+          % ("the UF2 %s, frozen" % os.path.basename(uf2) if uf2 else "MicroPython v1.28.0 RPI_PICO",
+             picoemu.RP2040JS_VERSION, ", a box holding %d results" % n if n else ""))
     kinds = {}
     for script in a.scripts:
-        rows, P, busy = play(picoemu, img, script)
+        run = img
+        if n or uf2:
+            run = img + ".run"        # each script on the box as it was made
+            shutil.copyfile(img, run)
+        rows, P, busy = play(picoemu, run, script, uf2, results=n > 0)
         print("\n%s" % script)
         print("  %2s %-9s %5s | %4s %4s | %6s %5s %4s | %5s %4s %4s %4s %4s | %4s | %5s | %-6s %s" % (
             "#", "press", "tot", "poll", "app", "handle", "apply", "form", "draw", "head", "name", "scor",

@@ -122,13 +122,13 @@ def kit():
     return picoemu
 
 
-def firmware_files(picoemu, tmp, frozen=False):
+def firmware_files(picoemu, tmp, frozen=False, main_py=MAIN):
     """[(host path, path on the Pico)]: the compiled package (its native code for the Pico's
-    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py, ssd1306; frozen (a UF2
-    holding them all): the bench main.py only."""
+    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py (main_py: another
+    bench's), ssd1306; frozen (a UF2 holding them all): the bench main.py only."""
     main = os.path.join(tmp, "main.py")
     with open(main, "wb") as f:
-        f.write(MAIN)
+        f.write(main_py)
     if frozen:
         return [(main, "/main.py")]
     mpy = compiled_firmware(PICO_ARCH)
@@ -150,13 +150,13 @@ def make_image(picoemu, tmp, name, matches, frozen=False):
     return make_box(picoemu, tmp, name, matches, frozen)[0]
 
 
-def make_box(picoemu, tmp, name, matches, frozen=False):
+def make_box(picoemu, tmp, name, matches, frozen=False, main_py=MAIN):
     """make_image's image, `matches` also "full" (until the journal refuses another match):
-    (its path, the number of matches written)."""
+    (its path, the number of matches written). main_py: the bench main.py it holds."""
     img = os.path.join(tmp, name + ".img")
     lst = os.path.join(tmp, name + ".files")
     with open(lst, "w") as f:
-        for src, dst in firmware_files(picoemu, tmp, frozen):
+        for src, dst in firmware_files(picoemu, tmp, frozen, main_py):
             f.write("%s\t%s\n" % (src, dst))
     put = os.path.join(tmp, "put.py")
     with open(put, "w") as f:
