@@ -5,9 +5,11 @@ unix port (tests/mpy/fill_journal.py) before the simulator starts, so a test
 gets 1 or 100 finished matches in a fraction of a second instead of playing
 each one with button presses; playing at the table has its own tests.
 """
+import contextlib
 import os
 import random
 import secrets
+import signal
 import subprocess
 import sys
 
@@ -104,3 +106,24 @@ def paired_box(tmp, name, db, count=1, seed=1, events=0, open_last=False, live=N
     finally:
         conn.close()
     return image, fs_id, key
+
+
+@contextlib.contextmanager
+def one_hung(images, hung=0):
+    """Simulators of `images` (paired_box's), the one at index `hung` stopped (SIGSTOP: its firmware
+    hangs, its pty stays open): yields (simulators, the hung one). On the way out every one is
+    let go on (SIGCONT) and closed."""
+    from nakk_host.simulator import Simulator
+    sims = []
+    try:
+        for img in images:
+            sims.append(Simulator(img[0] if isinstance(img, tuple) else img))
+        os.kill(sims[hung].proc.pid, signal.SIGSTOP)
+        yield sims, sims[hung]
+    finally:
+        for s in sims:
+            try:
+                os.kill(s.proc.pid, signal.SIGCONT)
+            except OSError:
+                pass
+            s.close()

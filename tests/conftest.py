@@ -68,3 +68,15 @@ def own_registry(tmp_path, monkeypatch):
     d.mkdir()
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
     return d
+
+
+@pytest.fixture(scope="module")
+def pins():
+    """firmware/nakk/board/pins.py (the reference board's pin map, constants only) loaded on CPython
+    from its file: what the tests hold the firmware, hardware/pins.json and the board to."""
+    import importlib.util
+    path = os.path.join(FIRMWARE, "nakk", "board", "pins.py")
+    spec = importlib.util.spec_from_file_location("nakk_board_pins_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

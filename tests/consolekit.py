@@ -94,11 +94,5 @@ class Judge:
         self.url, self.code = m.group(1), m.group(2)
 
     def close(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+        from hallkit import stop
+        stop(self.proc)

@@ -43,6 +43,19 @@ def wait_for(cond, timeout, what, step=0.05):
         time.sleep(step)
 
 
+def stop(proc):
+    """End a server started by a test (terminate, kill after 10 s) and close its pipes."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+
+
 class Served:
     """`nakk serve --db DB --port P` as a subprocess, ready when its first page answers."""
 
@@ -68,15 +81,7 @@ class Served:
             return r.status, r.read().decode("utf-8")
 
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+        stop(self.proc)
 
 
 NAMES = ["Mets/Tamm", "Saar/Kask", "Õun/Pärn", "Šokk/Žürii", "Mägi/Org", "Küla/Linn", "Jõgi/Järv", "Öökull/Rebane",

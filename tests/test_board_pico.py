@@ -59,15 +59,6 @@ def results(out):
     return res
 
 
-@pytest.fixture(scope="module")
-def pins():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("nakk_board_pins_for_pico_test", PINS_PY)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 # ---- pins ---------------------------------------------------------------------
 
 def test_build_uses_exactly_the_pins_of_pins_py_each_in_its_role(pins):

@@ -42,14 +42,6 @@ def pinmap():
     return _load_json("pins.json")
 
 
-@pytest.fixture(scope="module")
-def pins():
-    spec = importlib.util.spec_from_file_location("nakk_board_pins_under_test", PINS_PY)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _py_pin_constants(mod):
     out = {}
     for name in dir(mod):

@@ -29,11 +29,7 @@ DEALS = "OK OK OK OK  A B A B A  B"
 MORE = "A PREV A  B A"
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 @pytest.fixture

@@ -411,10 +411,7 @@ def test_judge_killed_before_and_after_its_commit(tmp_path):
 def test_three_boxes_in_one_run_one_hung(tmp_path, capsys):
     db = str(tmp_path / "judge.db")
     images = [boxes.paired_box(tmp_path, "hall%d" % i, db, count=2, seed=i + 1) for i in range(3)]
-    sims = [Simulator(img) for img, _, _ in images]
-    try:
-        hung = sims[1]
-        os.kill(hung.proc.pid, signal.SIGSTOP)        # the box's firmware hangs: its pty stays open
+    with boxes.one_hung(images, 1) as (sims, hung):   # the box's firmware hangs: its pty stays open
         t0 = time.monotonic()
         status = cli.main(["sync", "--db", db, "--timeout", "1", "--json"])
         took = time.monotonic() - t0
@@ -426,13 +423,6 @@ def test_three_boxes_in_one_run_one_hung(tmp_path, capsys):
         os.kill(hung.proc.pid, signal.SIGCONT)
         assert cli.main(["sync", "--db", db, "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["new"] == 2
-    finally:
-        for s in sims:
-            try:
-                os.kill(s.proc.pid, signal.SIGCONT)
-            except OSError:
-                pass
-            s.close()
     assert len(rows(db)[0]) == 6
 
 

@@ -24,11 +24,7 @@ from nakk_host.simulator import Simulator
 from nakk_host.watch import Watcher, WatchError
 
 
-@pytest.fixture(autouse=True)
-def own_registry(tmp_path, monkeypatch):
-    d = tmp_path / "xdg"
-    d.mkdir()
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(d))
+pytestmark = pytest.mark.usefixtures("own_registry")     # conftest: this test's own simulators
 
 
 @pytest.fixture
@@ -248,11 +244,7 @@ def test_a_hung_box_holds_up_none_of_the_others(tmp_path, watching):
     take the place, long before the hung box's own timeouts end its thread."""
     db = str(tmp_path / "judge.db")
     images = [boxes.paired_box(tmp_path, "laud %d" % (i + 1), db, count=1, seed=i + 1) for i in range(3)]
-    sims = [Simulator(images[0][0])]
-    hung = sims[0]
-    os.kill(hung.proc.pid, signal.SIGSTOP)              # its firmware hangs; its pty stays
-    try:
-        sims += [Simulator(img) for img, _, _ in images[1:]]
+    with boxes.one_hung(images, 0) as (sims, hung):    # its firmware hangs; its pty stays
         w = watching(db, workers=1, deadline=1.0, timeout=2.0)
         ev = until(w, lambda ev: kinds(ev).count("result") == 2)
         assert "hung" in kinds(ev, hung.tty) and "no-answer" not in kinds(ev, hung.tty)
@@ -262,13 +254,6 @@ def test_a_hung_box_holds_up_none_of_the_others(tmp_path, watching):
         os.kill(hung.proc.pid, signal.SIGCONT)
         w.sync(hung.tty)                                # once it answers, it is synced too
         until(w, lambda ev: "result" in kinds(ev, hung.tty))
-    finally:
-        for s in sims:
-            try:
-                os.kill(s.proc.pid, signal.SIGCONT)
-            except OSError:
-                pass
-            s.close()
     assert len(stored(db)[0]) == 3
 
 
