@@ -58,7 +58,7 @@ import os
 
 from nakk import jindex, record
 from nakk.jread import (EEXIST, ENOSPC, READ_BUF, RESERVE, SEAL_SEGS, SEG_MAX, _BUF, _FULL, _INDEX, _IX, _MAGIC,  # noqa: F401
-                        _NOTAG, JournalError, JournalFull, _Reader, _entries, _errno, _number, _read_meta, _scan,
+                        _NOTAG, JournalError, JournalFull, _Reader, _entries, _errno, _number, read_meta, _scan,
                         _seal_payload, _seg, _write, write_atomic)
 
 
@@ -101,7 +101,7 @@ class Journal(_Reader):
             if _errno(e) != EEXIST:
                 raise
         self._load_id()
-        nxt = _read_meta(root + "/next")
+        nxt = read_meta(root + "/next")
         self._next = 1
         if nxt is not None and nxt.startswith(b"next "):
             self._next = int(nxt[5:])
@@ -140,7 +140,7 @@ class Journal(_Reader):
 
     # ------------------------------------------------------------ identity
     def _load_id(self):
-        p = _read_meta(self.root + "/id")
+        p = read_meta(self.root + "/id")
         if p is not None and p.startswith(_MAGIC):
             rest = p[len(_MAGIC):].split(b" ")
             version = int(rest[0])

@@ -88,20 +88,23 @@ def _number(name, prefix):
     return int(name[k:])
 
 
-def _read_meta(path):
-    """The payload of a file holding one META record, or None."""
+def read_meta(path, magic=b"", size=_REC_MAX):
+    """The payload after `magic` of a file holding one META record (as write_atomic leaves the
+    journal's id, the pairing key, the network), or None: no file, a torn or another one.
+    size: the most the file holds (the bytes read at once)."""
     try:
         f = open(path, "rb")
     except OSError:
         return None
     try:
-        data = f.read(_REC_MAX)
+        data = f.read(size)
     finally:
         f.close()
     recs, status = record.decode_all(data)
     if status != record.END or len(recs) != 1 or recs[0][0] != record.META:
         return None
-    return recs[0][1]
+    p = recs[0][1]
+    return p[len(magic):] if p.startswith(magic) else None
 
 
 def _seal_payload(last_seg, kind):

@@ -350,11 +350,11 @@ def _journal_version(raw):
     with tempfile.NamedTemporaryFile() as f:
         f.write(raw)
         f.flush()
-        p = J._read_meta(f.name)
-    if p is None or not p.startswith(J._MAGIC):
+        p = J.read_meta(f.name, J._MAGIC)
+    if p is None:
         return None
     try:
-        return int(p[len(J._MAGIC):].split(b" ")[0])
+        return int(p.split(b" ")[0])
     except ValueError:
         return record.VERSION + 1   # unreadable: treat as a format we do not know
 

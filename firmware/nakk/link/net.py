@@ -30,7 +30,7 @@ import time
 from nakk import record
 from nakk.link import proto
 from nakk.event import encode, parse
-from nakk.journal import READ_BUF
+from nakk.journal import READ_BUF, read_meta
 from nakk.link.sign import eq, hmac_sha256
 
 _MAGIC = b"nakk-net 1 "
@@ -50,19 +50,11 @@ def config_path(root):
 
 def load_config(root):
     """The network the judge gave at pairing: {"ssid", "password", "live": "HOST:PORT"}, or None."""
-    try:
-        with open(config_path(root), "rb") as f:
-            data = f.read(512)
-    except OSError:
-        return None
-    recs, status = record.decode_all(data)
-    if status != record.END or len(recs) != 1 or recs[0][0] != record.META:
-        return None
-    p = recs[0][1]
-    if not p.startswith(_MAGIC):
+    p = read_meta(config_path(root), _MAGIC, 512)
+    if p is None:
         return None
     try:
-        cfg = parse(p[len(_MAGIC):])
+        cfg = parse(p)
         host, port = split_address(cfg["live"])
     except Exception:
         return None

@@ -11,7 +11,7 @@ from nakk.compat import const
 from nakk.link import proto
 from nakk import record
 from nakk.event import encode
-from nakk.journal import write_atomic
+from nakk.journal import read_meta, write_atomic
 from nakk.link.sign import KEY_LEN, eq, hmac_sha256
 
 PAIR_MS = const(60000)    # the players have this long to confirm a pairing
@@ -35,20 +35,12 @@ def _hex(b):
 class Trust:
     # ------------------------------------------------------------ key
     def _load_key(self):
+        p = read_meta(self.key_path, _KEY_MAGIC, 256)
+        if p is None:
+            return None
+        h = 2 * KEY_LEN     # the key's hex, then " " and the judge's name
         try:
-            with open(self.key_path, "rb") as f:
-                data = f.read(256)
-        except OSError:
-            return None
-        recs, status = record.decode_all(data)
-        if status != record.END or len(recs) != 1 or recs[0][0] != record.META:
-            return None
-        p = recs[0][1]
-        if not p.startswith(_KEY_MAGIC):
-            return None
-        h = len(_KEY_MAGIC) + 2 * KEY_LEN     # the key's hex, then " " and the judge's name
-        try:
-            key = proto.unhexlify(p[len(_KEY_MAGIC):h])
+            key = proto.unhexlify(p[:h])
             judge = str(p[h + 1:], "utf-8") if len(p) > h else ""
         except (ValueError, UnicodeError):
             return None
