@@ -248,10 +248,18 @@ def test_the_start_screen_loads_no_ruleset(tmp_path):
             "print(u.mode == U.START, loaded())\n"
             "print(u.likely_match(), loaded())\n"
             "for i in range(3): u.handle(U.K.event(U.K.SHORT, U.K.OK))   # game, table, round\n"
+            "print(u.likely_match().rules.name, loaded())\n"
+            # Turniirisasku: its room and boards questions too; the boards' default is the table's
+            "u = U.Ui(Table())\n"
+            "for b in (U.K.NEXT, U.K.NEXT, U.K.OK, U.K.OK, U.K.OK, U.K.OK): u.handle(U.K.event(U.K.SHORT, b))\n"
+            "print(u.items[u.cursor], u.likely_match(), loaded())\n"
+            "u.handle(U.K.event(U.K.SHORT, U.K.OK))   # boards\n"
             "print(u.likely_match().rules.name, loaded())\n") % os.path.join(os.path.dirname(TESTS), "firmware")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == ["True []", "None []", "saare-2020 ['nakk.rules.common', 'nakk.rules.saare']"]
+    assert r.stdout.splitlines() == ["True []", "None []", "saare-2020 ['nakk.rules.common', 'nakk.rules.saare']",
+                                     "8 None ['nakk.rules.common', 'nakk.rules.saare']",
+                                     "sasku ['nakk.rules.common', 'nakk.rules.saare', 'nakk.rules.sasku']"]
 
 
 def test_the_journal_counts_and_finds_matches_without_listing_them(tmp_path):

@@ -69,7 +69,7 @@ class StartWizard:
             return W.FIRST, [W.seat_name(i, _rules.SIDES[r]) for i in range(_rules.SEATS[r])], v["first_shuffler"]
         key, title, n = _NUMBERS[s]
         if s == _BOARDS and not v["boards"]:
-            v["boards"] = _rules.get(v["ruleset"]).config(None).get("boards", 1)
+            v["boards"] = _rules.BOARDS[r]     # the ruleset's default, from the table: not imported here
         return title, range(1, n + 1), min(v[key], n) - 1   # the font draws ints
 
     def choose(self, cursor):
