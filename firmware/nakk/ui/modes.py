@@ -166,23 +166,33 @@ class Modes:
         return MOVED_
 
     def _penalty_event(self, k, b):
+        if k == K.LONG and b == K.PREV:
+            self._back_to_entry()
+            return MOVED_
+        return self._side_list(k, b, self._penalty_by)
+
+    def _penalty_by(self, side):
+        offence, field, value = self.offences[self.cursor]
+        if field == menus.DEAL:
+            return self._deal_offence(offence, side, value)
+        ev = {"type": "penalty", "offence": offence, "by": SIDES[side]}
+        if field is not None:
+            ev[field] = value
+        return self._submit(ev)
+
+    def _side_list(self, k, b, by):
+        """A press on a list a side button answers (the penalty list: who took it; the end of a
+        match: who confirms or disputes): PREV/NEXT move the cursor, a side button gives by(side)
+        the answer, OK asks for a side button instead."""
         if self._move(k, b):
             return MOVED_
         if k == K.PRESS:
             side = self._side(b)
             if side is None:
                 return self._refuse(W.NOSIDE)
-            offence, field, value = self.offences[self.cursor]
-            if field == menus.DEAL:
-                return self._deal_offence(offence, side, value)
-            ev = {"type": "penalty", "offence": offence, "by": SIDES[side]}
-            if field is not None:
-                ev[field] = value
-            return self._submit(ev)
+            return by(side)
         if k == K.SHORT and b == K.OK:
             return self._refuse(W.SIDE)
-        if k == K.LONG and b == K.PREV:
-            self._back_to_entry()
         return MOVED_
 
     def _deal_offence(self, offence, side, field):
@@ -251,23 +261,18 @@ class Modes:
 
     # ------------------------------------------------------------ end of match
     def _end_event(self, k, b):
-        if self._move(k, b):
-            return MOVED_
-        if k == K.PRESS:
-            side = self._side(b)
-            if side is None:
-                return self._refuse(W.NOSIDE)
-            m = self.table.match
-            if side in m.confirmed or side in m.disputed:
-                return NOTHING_
-            return self._submit({"type": "dispute" if self.cursor == 1 else "confirm", "by": SIDES[side]})
-        if k == K.SHORT and b == K.OK:
-            return self._refuse(W.SIDE)
         if k == K.LONG and b == K.PREV:
             return self._enter_undo()
         if k == K.LONG and b == K.OK:
             self._enter_menu()
-        return MOVED_
+            return MOVED_
+        return self._side_list(k, b, self._end_by)
+
+    def _end_by(self, side):
+        m = self.table.match
+        if side in m.confirmed or side in m.disputed:
+            return NOTHING_
+        return self._submit({"type": "dispute" if self.cursor == 1 else "confirm", "by": SIDES[side]})
 
     def _done_event(self, k, b):
         if k == K.LONG and b == K.OK:
