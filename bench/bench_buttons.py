@@ -92,21 +92,7 @@ def driver_path():
     b = K.Buttons(pins, clock=clk)
 
     def cycles(k0, k1):
-        n = 0
-        for k in range(k0, k1):
-            base = k * CYCLE
-            j = 0
-            for ms in range(CYCLE):
-                clk.set(clk.ticks_add(0, base + ms))
-                while j < len(STEPS) and STEPS[j][0] == ms:
-                    p = pins[STEPS[j][1]]
-                    p.drive(STEPS[j][2])
-                    p.bounce(2, STEPS[j][2])
-                    j += 1
-                b.poll()
-                while b.get_nowait():
-                    n += 1
-        return n
+        return S.cycles(b, pins, clk, STEPS, CYCLE, k0, k1)
 
     cycles(0, 1)
     gc.collect()
@@ -302,15 +288,7 @@ def live_latency(n=20, what="PRESS", flag=True, rp=False):
                     pins[A].release()
                 await asyncio.sleep_ms(40)
 
-        async def main():
-            b.start()
-            u = asyncio.create_task(ui())
-            await world()
-            await u
-            b.deinit()
-
-        asyncio.run(main())
-        asyncio.new_event_loop()  # a fresh IOQueue (and this port's select) for the next run
+        _play(b, ui, world)
         for k in range(n):
             d = time.ticks_diff(got[k], t0[k])
             if d < best[k]:
@@ -345,6 +323,13 @@ def live_long(n=20, long_ms=100):
             pins[OK].release()
             await asyncio.sleep_ms(40)
 
+    _play(b, ui, world)
+    return _stats(lat)
+
+
+def _play(b, ui, world):
+    """Run the driver b's tasks with the UI's and the world's coroutines until both end; then a
+    fresh IOQueue (and this port's select) for the next run."""
     async def main():
         b.start()
         u = asyncio.create_task(ui())
@@ -354,7 +339,6 @@ def live_long(n=20, long_ms=100):
 
     asyncio.run(main())
     asyncio.new_event_loop()
-    return _stats(lat)
 
 
 def _stats(v):

@@ -678,25 +678,7 @@ STEPS = ((0, OK, 0), (100, OK, 1), (150, PREV, 0), (160, PREV, 1), (200, NEXT, 0
 CYCLE = 7100
 kinds = bytearray(8)
 def cycles(k0, k1):
-    n = 0
-    for k in range(k0, k1):
-        base = k * CYCLE
-        j = 0
-        for ms in range(CYCLE):
-            clk.set(clk.ticks_add(T0, base + ms))
-            while j < len(STEPS) and STEPS[j][0] == ms:
-                p = pins[STEPS[j][1]]
-                p.drive(STEPS[j][2])
-                p.bounce(2, STEPS[j][2])
-                j += 1
-            b.poll()
-            while True:
-                ev = b.get_nowait()
-                if not ev:
-                    break
-                kinds[K.kind(ev)] += 1
-                n += 1
-    return n
+    return S.cycles(b, pins, clk, STEPS, CYCLE, k0, k1, T0, kinds)
 def measure():
     # inside a function: a new module-level name would grow the globals dict
     cycles(0, 1)                       # warm up
@@ -834,6 +816,15 @@ def seen(out):
     return res
 
 
+def in_time(out, events):
+    """The UI got exactly `events`, each within 50 ms of when it happened (the poll_ms of 500
+    these tests set, a safety net, would have been up to 500)."""
+    got = seen(out)
+    assert [e for e, _ in got] == events, out
+    for e, ms in got:
+        assert 0 <= ms <= 50, (e, ms)
+
+
 def test_an_edge_wakes_the_driver_at_once():
     # poll_ms and debounce_ms are 500: the timer task sleeps up to 500 ms, so
     # a driver that only polled would see these edges up to 500 ms late. The
@@ -866,10 +857,7 @@ asyncio.run(main())
 ''', timeout=30)
     r = results(out)
     assert r["flag"] == "True" and r["tasks"] == "True True"
-    got = seen(out)
-    assert [e for e, _ in got] == ["PRESS A", "SHORT OK", "PRESS B"], out
-    for e, ms in got:
-        assert 0 <= ms <= 50, (e, ms)          # poll_ms (500) would have been up to 500
+    in_time(out, ["PRESS A", "SHORT OK", "PRESS B"])
 
 
 def test_a_sink_gets_each_event_in_the_task_the_isr_woke():
@@ -920,10 +908,7 @@ asyncio.run(main())
     r = results(out)
     assert (r["latched_before"], r["latched_after_edge"], r["latched_after_poll"]) == ("False", "True", "False")
     assert r["queued"] == "0 0"
-    got = seen(out)
-    assert [e for e, _ in got] == ["PRESS A", "PRESS B", "LONG NEXT"], out
-    for e, ms in got:
-        assert 0 <= ms <= 50, (e, ms)          # poll_ms (500) would have been up to 500
+    in_time(out, ["PRESS A", "PRESS B", "LONG NEXT"])
 
 
 def test_timers_fire_on_time_while_the_driver_waits():
@@ -961,10 +946,7 @@ async def main():
 
 asyncio.run(main())
 ''', timeout=30)
-    got = seen(out)
-    assert [e for e, _ in got] == ["PRESS A", "LONG NEXT", "FAULT NEXT", "CLEAR NEXT"], out
-    for e, ms in got:
-        assert 0 <= ms <= 50, (e, ms)          # the poll_ms safety net would be up to 500
+    in_time(out, ["PRESS A", "LONG NEXT", "FAULT NEXT", "CLEAR NEXT"])
     r = results(out)
     # the ISR stamped the edge between t0 and t1 (the same ms, or the next)
     for key, want in (("press_at", 0), ("long_at", 150), ("stuck_at", 300)):

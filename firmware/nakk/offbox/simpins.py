@@ -25,6 +25,8 @@ from nakk.compat import const
 
 import time
 
+from nakk.drivers.buttons import kind
+
 _FALL = const(4)  # rp2 values of Pin.IRQ_FALLING / IRQ_RISING
 _RISE = const(8)
 
@@ -141,6 +143,33 @@ def make_pins(n=6):
     from nakk.board.pins import BUTTONS
     names = [b[0] for b in BUTTONS]
     return tuple(SimPin(1, names[i] if i < len(names) else str(i)) for i in range(n))
+
+
+def cycles(b, pins, clock, steps, period, k0, k1, t0=0, kinds=None):
+    """Drive the button driver b through cycles k0 to k1 of `steps`, one poll() a ms, and take
+    its events: how many it gave (kinds: a bytearray, counted by event kind). steps: (ms into a
+    cycle of `period` ms, button, level), in order; each edge bounces twice. The driver's tests
+    and bench/bench_buttons.py run it with the heap locked: it allocates nothing itself."""
+    n = 0
+    for k in range(k0, k1):
+        base = k * period
+        j = 0
+        for ms in range(period):
+            clock.set(clock.ticks_add(t0, base + ms))
+            while j < len(steps) and steps[j][0] == ms:
+                p = pins[steps[j][1]]
+                p.drive(steps[j][2])
+                p.bounce(2, steps[j][2])
+                j += 1
+            b.poll()
+            while True:
+                ev = b.get_nowait()
+                if not ev:
+                    break
+                if kinds is not None:
+                    kinds[kind(ev)] += 1
+                n += 1
+    return n
 
 
 async def tap(pin, ms=80):
