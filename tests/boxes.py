@@ -56,6 +56,16 @@ def finished_match(seed=1, tournament="t", table=1, round_=1, events=0):
     return out
 
 
+def final_score(seed=1):
+    """The final score of finished_match(seed), as the judge's side folds it."""
+    from nakk.event import parse
+    from nakk.match import Match
+    m = Match()
+    for _, b in finished_match(seed):
+        m.apply(parse(b))
+    return m.summary()["final"]
+
+
 def fill(image, count=1, key=None, seed=1, match=None, events=0, open_last=False, live=None, blocks=None):
     """Write `count` copies of a finished match into the flash image (created if missing); with key
     (bytes), pair the box with it; count "full": as many as the journal takes (a full box). Returns (fs_id,

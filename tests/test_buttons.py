@@ -803,6 +803,13 @@ def stamped(ev, t0, t1):
     # ms from t0 and from t1 to when the event happened (t1 - t0 is 0 or 1 ms)
     a = K.span(t0, K.at(ev))
     return a, a - clock.ticks_diff(t1, t0)
+
+clock = Clock()
+pins = S.make_pins()
+
+def buttons(**kw):
+    # the driver on that clock, polling only every 500 ms: what makes it prompt is the ISR's flag
+    return K.Buttons(pins, clock=clock, poll_ms=500, **kw)
 '''
 
 
@@ -832,9 +839,7 @@ def test_an_edge_wakes_the_driver_at_once():
     # UI's hands within a pass or two of the loop (about 2 ms on the unix
     # port, whose select sleeps 1 ms per pass while a flag is waited on).
     out = run(REAL + '''
-clock = Clock()
-pins = S.make_pins()
-b = K.Buttons(pins, clock=clock, poll_ms=500, debounce_ms=500)
+b = buttons(debounce_ms=500)
 print("R flag", b._flag is not None)
 
 async def main():
@@ -868,9 +873,7 @@ def test_a_sink_gets_each_event_in_the_task_the_isr_woke():
     # events to arrive (a list the sink fills), polling the loop, never a sleep
     # standing in for one.
     out = run(REAL + '''
-clock = Clock()
-pins = S.make_pins()
-b = K.Buttons(pins, clock=clock, poll_ms=500, debounce_ms=500, long_ms=150)
+b = buttons(debounce_ms=500, long_ms=150)
 got = []
 where = []
 
@@ -917,9 +920,7 @@ def test_timers_fire_on_time_while_the_driver_waits():
     # comes long_ms and FAULT stuck_ms after
     # the press, each on the driver's timeline and in the UI's hands at once.
     out = run(REAL + '''
-clock = Clock()
-pins = S.make_pins()
-b = K.Buttons(pins, clock=clock, poll_ms=500, long_ms=150, stuck_ms=300)
+b = buttons(long_ms=150, stuck_ms=300)
 
 async def main():
     b.start()
