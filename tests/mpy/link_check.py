@@ -56,13 +56,17 @@ def check(name, ok, why=""):
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
 
 
-def main(argv):
-    key = proto.unhexlify(argv[1])
-    bdev = mount_image(argv[0], "/flash")
+def box(image):
+    """The image's filesystem at /flash and a link on it: (block device, app, board, link, port)."""
+    bdev = mount_image(image, "/flash")
     app = App("/flash/journal")
     board = Board()
-    link = Link(app, board)
-    port = board.serial
+    return bdev, app, board, Link(app, board), board.serial
+
+
+def main(argv):
+    key = proto.unhexlify(argv[1])
+    bdev, app, board, link, port = box(argv[0])
 
     feed(link, port, b"\x03\x03\x04\x04")
     check("ctrl_c_and_ctrl_d_alone_are_ignored", not board.asked and not port.out, repr(port.out))
@@ -132,11 +136,7 @@ def main(argv):
     bdev.close()
 
     # an unpaired box (a fresh one, flashed so): mpremote's bytes and an unsigned repl reach maintenance
-    bdev = mount_image(argv[2], "/flash")
-    app = App("/flash/journal")
-    board = Board()
-    link = Link(app, board)
-    port = board.serial
+    bdev, app, board, link, port = box(argv[2])
     feed(link, port, b"\r\x03\r\x01")
     check("mpremote_sequence_asks_an_unpaired_box_for_maintenance", board.asked == [0], repr(board.asked))
     board.asked[:] = []
