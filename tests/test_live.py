@@ -48,6 +48,13 @@ def wait_for(pred, what, timeout=60):
         time.sleep(0.05)
 
 
+def one_result(tmp_path, db, name):
+    """A box paired with the judge of db, holding one finished match, and what its live link would
+    send first: (key, device, fs_id, result id, the match's first event's bytes)."""
+    image, fs_id, key = boxes.paired_box(tmp_path, name, db, count=1)
+    return key, boxes.sim_device_id(image), fs_id, "%s-1" % fs_id, dump_events(image, 1)[0]
+
+
 def live_rows(db):
     conn = store.open_db(db, create=False)
     try:
@@ -120,10 +127,7 @@ class _Conn:
 
 def test_forged_replayed_and_unknown_frames_are_refused_and_counted(server, tmp_path):
     db, srv, where = server
-    image, fs_id, key = boxes.paired_box(tmp_path, "laud2", db, count=1)
-    dev = boxes.sim_device_id(image)
-    ev = dump_events(image, 1)[0]
-    rid = "%s-1" % fs_id
+    key, dev, fs_id, rid, ev = one_result(tmp_path, db, "laud2")
 
     def event(c, fid, k, challenge):
         mac = hmac_sha256(k, proto.live_msg(challenge, fid, dev, rid, 1, ev))
@@ -233,10 +237,7 @@ def test_pair_refuses_half_a_network(tmp_path, capsys):
 
 def test_a_hello_the_network_duplicated_keeps_the_session(server, tmp_path):
     db, srv, where = server
-    image, fs_id, key = boxes.paired_box(tmp_path, "laud5", db, count=1)
-    dev = boxes.sim_device_id(image)
-    ev = dump_events(image, 1)[0]
-    rid = "%s-1" % fs_id
+    key, dev, fs_id, rid, ev = one_result(tmp_path, db, "laud5")
     c = _Conn(where)
     hello = proto.request(1, "hello", {"device": dev, "fs_id": fs_id, "nonce": "abcdefgh15"})
     h1 = c.ask(hello)
