@@ -79,28 +79,25 @@ def _bench():
         digits_part(k)
         return rings_part(k)
 
-    def heap_per(f):
+    def per_frame(f, count, diff):
+        # how much count() grows a frame of f (diff: its difference), after WARMUP frames
         for k in range(WARMUP):
             f(k)
-        m0 = gc.mem_alloc()
+        c0 = count()
         for k in range(FRAMES):
             f(k)
-        return (gc.mem_alloc() - m0) / FRAMES
+        return diff(count(), c0) / FRAMES
 
-    def time_per(f):
-        for k in range(WARMUP):
-            f(k)
-        t0 = time.ticks_us()
-        for k in range(FRAMES):
-            f(k)
-        return time.ticks_diff(time.ticks_us(), t0) / FRAMES / 1000
+    def minus(a, b):
+        return a - b
 
+    parts = (text_part, digits_part, rings_part, frame)
     font.warm()
     gc.collect()
     gc.disable()
-    heap = [heap_per(f) for f in (text_part, digits_part, rings_part, frame)]
+    heap = [per_frame(f, gc.mem_alloc, minus) for f in parts]
     gc.enable()
-    times = [time_per(f) for f in (text_part, digits_part, rings_part, frame)]
+    times = [per_frame(f, time.ticks_us, time.ticks_diff) / 1000 for f in parts]
 
     # what changes between consecutive frames
     changed = pages = windows = 0

@@ -116,11 +116,12 @@ def _bench(mix_path, image, part):
                     if table.match.st.score != before:
                         return
 
-        def frame():
+        def frame(*saving):
+            # bytes one frame allocates (saving: whether an entry is on its way to flash), its mask
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
-            mask = screen.draw(ui)
+            mask = screen.draw(ui, *saving)
             screen.leds(ui)
             a = gc.mem_alloc() - a0
             gc.enable()
@@ -149,21 +150,9 @@ def _bench(mix_path, image, part):
 
         def around_save():
             if table.pending is not None:
-                gc.collect()
-                gc.disable()
-                a0 = gc.mem_alloc()
-                screen.draw(ui, True)
-                screen.leds(ui)
-                save[0] = gc.mem_alloc() - a0
-                gc.enable()
+                save[0] = frame(True)[0]
                 table.flush()
-                gc.collect()
-                gc.disable()
-                a0 = gc.mem_alloc()
-                screen.draw(ui, False)
-                screen.leds(ui)
-                save[1] = gc.mem_alloc() - a0
-                gc.enable()
+                save[1] = frame(False)[0]
             else:
                 screen.draw(ui)
                 screen.leds(ui)
