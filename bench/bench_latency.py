@@ -186,19 +186,6 @@ KINDS = (
 )
 
 
-class _Clock:
-    """ticks_ms for the UI: moves only when the bench says (1 s per press: no chord, no timeout, no idle)."""
-
-    def __init__(self):
-        self.t = 0
-
-    def ticks_ms(self):
-        return self.t
-
-    def ticks_diff(self, a, b):
-        return a - b
-
-
 def _mix():
     """The Saare mäng 2020 weights of the repo's deal mix (run from the clone's root: _launch sets the cwd)."""
     import json
@@ -235,12 +222,13 @@ class _Match:
     def __init__(self, bench, rng, mix):
         from nakk.ui import flows as U
         from nakk.table import Table
+        from stillclock import Clock   # tests/mpy
         self.b = bench
         self.rng = rng
         self.mix = mix
         self.U = U
         self.table = Table()
-        self.clock = _Clock()
+        self.clock = Clock()    # moves only when the bench says (1 s a press: no chord, no timeout, no idle)
         self.ui = U.Ui(self.table, clock=self.clock, chord_ms=U.CHORD_MS)
         bench.frame(self.ui, False)
 
@@ -275,7 +263,7 @@ class _Match:
             board.leds()
         t2 = time.ticks_us()
         alloc = gc.mem_alloc() - m0
-        self.clock.t += 1000
+        self.clock.advance(1000)
         # which kind of press this was
         if mode0 == U.ENTRY:
             if k == K.SHORT and (btn == K.NEXT or btn == K.PREV):
@@ -332,17 +320,8 @@ class _Match:
 
     # -- what a player presses
     def move(self, i):
-        from nakk.drivers import buttons as K
-        ui = self.ui
-        n = len(ui.items)
-        d = (i - ui.cursor) % n
-        if d <= n - d:
-            for _ in range(d):
-                self.press(K.event(K.SHORT, K.NEXT))
-        else:
-            for _ in range(n - d):
-                self.press(K.event(K.SHORT, K.PREV))
-        assert ui.cursor == i
+        from bench_presses import cursor_to
+        cursor_to(self, i)
 
     def side(self, letter):
         from nakk.drivers import buttons as K

@@ -251,6 +251,21 @@ def draw_penalty(rng, mix, m):
 
 # ---------------------------------------------------------------- the player
 
+def cursor_to(player, i):
+    """The cursor to item i, the shorter way round (NEXT on a tie), pressed through
+    player.press: this bench's Player (its move) and bench_latency's timed match."""
+    ui = player.ui
+    n = len(ui.items)
+    d = (i - ui.cursor) % n
+    if d <= n - d:
+        for _ in range(d):
+            player.press(NEXT_S)
+    else:
+        for _ in range(n - d):
+            player.press(PREV_S)
+    assert ui.cursor == i
+
+
 class Player:
     def __init__(self, ui, after=None):
         self.ui = ui
@@ -281,18 +296,7 @@ class Player:
     def side(self, letter):
         return self.press(K.event(K.PRESS, SIDES.index(letter)))
 
-    def move(self, i):
-        """The cursor to item i, the shorter way round (NEXT on a tie)."""
-        ui = self.ui
-        n = len(ui.items)
-        d = (i - ui.cursor) % n
-        if d <= n - d:
-            for _ in range(d):
-                self.press(NEXT_S)
-        else:
-            for _ in range(n - d):
-                self.press(PREV_S)
-        assert ui.cursor == i
+    move = cursor_to
 
     # ------------------------------------------------------------ entering a deal
 
