@@ -134,10 +134,15 @@ def player_add(c, form):
 
 
 def player_withdraw(c, form):
-    no = need(form, "no", "number puudub", "the number is missing")
-    e = run("no", P.withdraw, c.conn, c.t, no, c.by, why(form))
-    return ("Nr %d %s loobus (järgmistest loosimistest väljas)" % (e["no"], e["name"]),
-            "No %d %s withdrawn (left out of the next draws)" % (e["no"], e["name"])), "/players"
+    return on_player(c, form, P.withdraw, "loobus (järgmistest loosimistest väljas)",
+                     "withdrawn (left out of the next draws)"), "/players"
+
+
+def on_player(c, form, fn, et, en):
+    """A judge's act on the player numbered in the form, with its reason: fn(conn, tournament, no,
+    by, why); the words saying it was done ("Nr 3 Mets/Tamm " and et)."""
+    e = run("no", fn, c.conn, c.t, need(form, "no", "number puudub", "the number is missing"), c.by, why(form))
+    return "Nr %d %s %s" % (e["no"], e["name"], et), "No %d %s %s" % (e["no"], e["name"], en)
 
 
 def player_rename(c, form):
@@ -276,10 +281,7 @@ def deduct(c, form):
 
 
 def disqualify(c, form):
-    no = need(form, "no", "number puudub", "the number is missing")
-    e = run("no", J.disqualify, c.conn, c.t, no, c.by, why(form))
-    return ("Nr %d %s diskvalifitseeritud" % (e["no"], e["name"]),
-            "No %d %s disqualified" % (e["no"], e["name"])), "/acts"
+    return on_player(c, form, J.disqualify, "diskvalifitseeritud", "disqualified"), "/acts"
 
 
 def correct(c, form):
