@@ -107,7 +107,7 @@ def test_a_message_on_the_entry_leaves_the_answer_box_and_the_buttons_words():
     assert [c for c in calls if c[0] == "Tühistatud" and c[3] == 0]           # in the header
     assert [c for c in calls if c[0] == ui.choice_text() and c[3] == 56]      # the answer, as without it
     assert [c for c in calls if c[0] == ui.word(ui.says()) and c[3] == 8]     # what A and B do
-    ui.test_clock.t += U.IDLE_MS
+    ui.test_clock.advance(U.IDLE_MS)
     assert ui.tick() and ui.idle
     play(ui, "OK")                                   # wakes the box: says one more press is needed
     assert not ui.idle and ui.msg == W.WOKE and ui.deal.step == 0

@@ -20,21 +20,9 @@ from nakk.ui import words as W
 from nakk.event import parse
 from nakk.match import Match
 from nakk.table import Table
+from mpy.stillclock import Clock   # the test moves it by hand
 
 _NAMES = K.NAMES
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self):
-        self.t = 0
-
-    def ticks_ms(self):
-        return self.t
-
-    def ticks_diff(self, a, b):
-        return a - b
 
 
 def events(token, t=0):
@@ -61,8 +49,8 @@ def play(ui, script, outcomes=None):
     n = 0
     for token in script.split():
         if clock is not None:
-            clock.t += 1000
-        for ev in events(token, clock.t if clock is not None else 0):
+            clock.advance(1000)
+        for ev in events(token, clock.ticks_ms() if clock is not None else 0):
             r = ui.handle(ev)
             if outcomes is not None:
                 outcomes.append(r)
@@ -435,13 +423,13 @@ def test_a_press_clears_the_message_and_messages_time_out():
     play(ui, "NEXT")
     assert ui.msg is None
     play(ui, "OK")
-    ui.test_clock.t += U.MSG_MS
+    ui.test_clock.advance(U.MSG_MS)
     assert ui.tick() and ui.msg is None
 
 
 def test_the_press_that_wakes_the_screen_enters_nothing():
     ui = started("saare-2020")
-    ui.test_clock.t += U.IDLE_MS
+    ui.test_clock.advance(U.IDLE_MS)
     assert ui.tick() and ui.idle
     before = state(ui)
     play(ui, "A")
@@ -586,7 +574,7 @@ def test_handle_says_what_each_press_did():
     del got[:]
     play(ui, "B", got)
     assert got == [(U.SUBMITTED, None)] and ui.table.match.st.deals == 3
-    ui.test_clock.t += U.IDLE_MS
+    ui.test_clock.advance(U.IDLE_MS)
     assert ui.tick() and ui.idle
     del got[:]
     play(ui, "A", got)                                # wakes the screen, enters nothing
@@ -634,15 +622,15 @@ def test_the_pairing_question_needs_prev_and_next_held_and_only_on_the_start_scr
     ui.ask(*q)
     play(ui, "LPREV")                                 # half of it, then nothing: no, once the window is past
     assert ui.mode == U.ASK
-    ui.test_clock.t += U.PAIR_MS + 1
+    ui.test_clock.advance(U.PAIR_MS + 1)
     ui.tick()
     assert answers[-1] is False and ui.mode == U.START
     n = len(answers)
     ui.ask(("Paarida?", "Pair?"), answers.append, 500)
-    ui.test_clock.t += 499
+    ui.test_clock.advance(499)
     ui.tick()
     assert len(answers) == n
-    ui.test_clock.t += 1
+    ui.test_clock.advance(1)
     ui.tick()                                         # nobody answered: no
     assert answers[n:] == [False] and ui.mode == U.START
     assert play(ui, START["saare-2020"]) == 1 and ui.mode == U.ENTRY   # the start screen works as before
@@ -655,7 +643,7 @@ def test_side_presses_together_take_back_the_first_and_enter_nothing():
     play(ui, START["saare-2020"])
     play(ui, "OK")                                    # suit: its other results
     before = state(ui)
-    t = ui.test_clock.t + 1000
+    t = ui.test_clock.ticks_ms() + 1000
     got = [ui.handle(K.event(K.PRESS, b, t + dt)) for b, dt in ((0, 0), (1, 5), (2, 10))]  # A B C, 5 ms apart
     assert got == [(U.SUBMITTED, None), (U.REFUSED, W.CHORD), (U.REFUSED, W.CHORD)]
     assert ui.table.pending is None and ui.msg == W.CHORD

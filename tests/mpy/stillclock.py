@@ -1,4 +1,4 @@
-"""A ticks clock for MicroPython test scripts: it stands still unless the script moves `now`."""
+"""A ticks clock for the UI in tests and benches: it stands still unless the script moves it (advance)."""
 
 
 class Clock:
@@ -10,3 +10,6 @@ class Clock:
 
     def ticks_diff(self, a, b):
         return a - b
+
+    def advance(self, ms):
+        self.now += ms
