@@ -1,6 +1,6 @@
 """Figures from the emulated Pico (stock MicroPython v1.28.0 for the Pico in rp2040js, the kit in ../shared/emu).
 
-    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick] [--box N] [--uf2 FILE]
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick] [--box N] [--uf2 FILE] [--net]
 
 Prints, in emulated time (what a Pico at the firmware's 200 MHz would take; the emulator
 counts Cortex-M0+ cycles but models no flash timing: erases and programs are
@@ -22,6 +22,11 @@ shown opens the start screen first), and with --uf2 FILE on that UF2 (nakk
 build's, the firmware frozen; the filesystem holds the journal and the bench
 main.py only): then only the presses (and the heap and boot as the box
 reports them) are measured.
+With --net (on --uf2 FILE, the Pico W's UF2 or the Pico's) the presses are played twice on the
+same build, box, key and main.py: without a network given (the live link not started), then with
+one, the live link (nakk/link/net.py) sending every entry as it does to the judge's server, here to
+a peer inside the box (board.net.open_connection; the emulator has no Wi-Fi chip) that answers as
+the live server does after a 5 ms round trip; the peer's count of stored events is printed.
 Presses are grouped by kind: the start wizard's (before the match is set up)
 apart from the presses of a deal, and the OK that confirms an undo apart from
 cursor moves. BENCH_EMU_SLOW=MS also lists every press slower than MS.
@@ -64,6 +69,134 @@ b = pico.build()
 a = A.App(b)
 gc.collect()
 print("nakk-bench heap free %d alloc %d" % (gc.mem_free(), gc.mem_alloc()))
+asyncio.run(a.run())
+"""
+
+
+# bench_emu --net's main.py (both runs of it: with and without the live link): the app as main.py builds it,
+# its board's network (board.net) a stand-in that is always up and whose connection is a peer inside the box
+# answering as the judge's live server does (nakk_host/live.py: the hello's proof, then "next" with its mac
+# for each event, after a round trip of RTT_MS). The emulator has no Wi-Fi chip: the peer's own work (a
+# frame decoded, an HMAC, per event) runs on the box's CPU too, where a real box has the radio's and lwIP's.
+NET_MAIN = b"""# bench_emu --net main.py: the app with its live link sending to a peer inside the box
+import gc
+import asyncio
+try:
+    import network
+    from nakk.board import picow as B
+except ImportError:
+    from nakk.board import pico as B
+from nakk.link import task  # as main.py: the link's buffers first
+from nakk import app as A
+from nakk.link import proto
+from nakk.link.sign import hmac_sha256
+
+RTT_MS = 5
+
+
+class Peer:
+    def __init__(self, net):
+        self.net = net
+        self.out = b""
+        self.back = b""
+        self.got = asyncio.Event()
+        self.answered = asyncio.Event()
+        self.closed = False
+        self.nonce = ""
+        asyncio.create_task(self.serve())
+
+    def write(self, b):
+        self.out += b
+        self.got.set()
+
+    async def drain(self):
+        pass
+
+    def close(self):
+        self.closed = True
+        self.got.set()
+        self.answered.set()
+
+    async def readinto(self, buf):
+        while not self.back:
+            if self.closed:
+                return 0
+            self.answered.clear()
+            await self.answered.wait()
+        n = min(len(buf), len(self.back))
+        buf[:n] = self.back[:n]
+        self.back = self.back[n:]
+        return n
+
+    async def serve(self):
+        while not self.closed:
+            i = self.out.find(b"\n")
+            if i < 0:
+                self.got.clear()
+                await self.got.wait()
+                continue
+            line = self.out[:i + 1]
+            self.out = self.out[i + 1:]
+            await asyncio.sleep_ms(RTT_MS)
+            obj = proto.decode_frame(line)
+            fid = obj["id"]
+            key = self.net.app.link.key
+            if obj["cmd"] == "hello":
+                self.nonce = obj["nonce"]
+                mac = hmac_sha256(key, proto.live_hello_msg(self.nonce, "0123456789abcdef", obj["device"],
+                                                            obj["fs_id"]))
+                ans = {"challenge": "0123456789abcdef", "mac": proto.hexlify(mac).decode()}
+            else:
+                rid = obj["rid"]
+                nxt = self.net.next.get(rid, 1)
+                if obj["seq"] == nxt:
+                    nxt += 1
+                    self.net.next[rid] = nxt
+                    self.net.stored += 1
+                mac = hmac_sha256(key, proto.live_ack_msg(self.nonce, fid, rid, nxt))
+                ans = {"next": nxt, "mac": proto.hexlify(mac).decode()}
+            self.back += proto.reply(fid, ans)
+            self.answered.set()
+
+
+class LoopNet:
+    def __init__(self):
+        self.app = None
+        self.next = {}
+        self.stored = 0
+        self.connections = 0
+
+    def join(self, ssid, password):
+        pass
+
+    def up(self):
+        return True
+
+    async def open_connection(self, host, port):
+        self.connections += 1
+        p = Peer(self)
+        return p, p
+
+
+async def report(net):
+    # the peer's count, once a second when it moved (read from the serial port's output after the run)
+    last = -1
+    while True:
+        await asyncio.sleep_ms(1000)
+        if net.stored != last:
+            last = net.stored
+            print("nakk-net stored %d connections %d" % (net.stored, net.connections))
+
+
+b = B.build()
+b.net = LoopNet()
+a = A.App(b)
+b.net.app = a
+gc.collect()
+print("nakk-boot heap free %d alloc %d" % (gc.mem_free(), gc.mem_alloc()))
+print("nakk-net task %s" % ("on" if a.net is not None else "off"))
+if a.net is not None:
+    a.spawn(report(b.net))
 asyncio.run(a.run())
 """
 
@@ -221,15 +354,41 @@ def flash_runs(picoemu, tmp, cache):
 
 def play_on_box(picoemu, a, tmp):
     """The presses of every script (of saare-2020 and the extra with --quick) on a box holding a.box
-    finished matches, on a.uf2 or stock MicroPython + .mpy."""
-    import shutil
+    finished matches, on a.uf2 or stock MicroPython + .mpy; with a.net twice, without and with the
+    live link sending (NET_MAIN's peer inside the box)."""
     import bench_pico_boot as B
     uf2 = os.path.abspath(a.uf2) if a.uf2 else None
+    if uf2:
+        from nakk_host import uf2flash
+        B.PICO_W[:] = [uf2flash.read_uf2(uf2).board == "RPI_PICO_W", uf2]   # its own filesystem's place
     print("bench_emu: %s in rp2040js %s (emulated time; no flash erase/program time), a box holding %s "
           "finished, unsynced matches" % ("the UF2 %s (frozen)" % os.path.basename(uf2) if uf2 else
                                           "MicroPython v1.28.0 RPI_PICO, firmware as .mpy", picoemu.RP2040JS_VERSION,
                                           a.box))
-    img, n = B.make_box(picoemu, tmp, "box", a.box, frozen=uf2 is not None)
+    if not a.net:
+        img, n = B.make_box(picoemu, tmp, "box", a.box, frozen=uf2 is not None)
+        return show_presses(presses_on(picoemu, a, B, img, n, uf2))
+    import secrets
+    key = secrets.token_bytes(32)
+    print("--net: the same main.py, box and key twice: without a network given (the live link not started), then "
+          "with one (the live link sending every entry to a peer inside the box, %s)" % "a 5 ms round trip")
+    for label, live in (("without the live link", None), ("with the live link sending", "192.168.8.10:7373")):
+        d = os.path.join(tmp, "net" if live else "plain")
+        os.mkdir(d)
+        img, n = B.make_box(picoemu, d, "box", a.box, frozen=uf2 is not None, main_py=NET_MAIN, key=key, live=live)
+        print("\n== %s ==" % label)
+        said = []
+        show_presses(presses_on(picoemu, a, B, img, n, uf2, said))
+        task = [x for x in said if x.startswith("nakk-net task")]
+        counts = [x for x in said if x.startswith("nakk-net stored")]
+        print("  %s; the peer: %s" % (task[-1] if task else "nakk-net task: not said",
+                                      counts[-1][len("nakk-net "):] if counts else "stored nothing"))
+
+
+def presses_on(picoemu, a, B, img, n, uf2, said=None):
+    """{kind: [(ms to the frame, ms to the frame after the entry on flash)]} of every script played on a copy
+    of img; the heap after boot printed first. said: the lines the box printed on its serial port."""
+    import shutil
     run = img + ".run"
     shutil.copyfile(img, run)
     (free, alloc), ms, h, wdt = B.boot(picoemu, run, n, uf2)
@@ -253,7 +412,15 @@ def play_on_box(picoemu, a, tmp):
             play(emu, ks, results)
             if emu.flash_stats()["wdt_triggers"]:
                 print("  (watchdog fired during %s!)" % rs)
-    show_presses(results)
+            if said is not None:
+                # the first client of the serial bridge gets what the box printed since power-on
+                emu.wait_until_us(emu.now_us() + 2000000)      # the peer's last count (said once a second)
+                with emu.serial_socket(timeout=5) as sock:
+                    text = sock.read_until(b"\x00never", timeout=3).decode(errors="replace")
+                lines = [x.strip() for x in text.splitlines() if x.startswith("nakk-net")]
+                said.extend(lines)
+                print("  %s: %s" % (rs, lines[-1] if lines else "(the box said nothing of its live link)"))
+    return results
 
 
 def main():
@@ -267,10 +434,14 @@ def main():
     ap.add_argument("--mhz", type=int, default=0,
                     help="run the firmware at this clock (nakk.board.pico.cpu_hz, set in main.py) instead of the "
                          "shipped 200 MHz: e.g. 125, MicroPython's default")
+    ap.add_argument("--net", action="store_true",
+                    help="the presses twice on the same build and box (with --uf2 FILE: the Pico W's or the Pico's): "
+                         "without and with the live link sending every entry (to a peer inside the box: the "
+                         "emulator has no Wi-Fi chip; docs/live.md)")
     a = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-")
-    if a.box or a.uf2:
+    if a.box or a.uf2 or a.net:
         return play_on_box(picoemu, a, tmp)
     files = box_files(picoemu, tmp)
     cache = os.path.join(tmp, "cache")      # box_files' cached dependency, for nakk flash below
