@@ -89,9 +89,56 @@ except ImportError:
 from nakk.link import task  # as main.py: the link's buffers first
 from nakk import app as A
 from nakk.link import proto
+from nakk.link import net as N
 from nakk.link.sign import hmac_sha256
+import time
 
 RTT_MS = 5
+
+
+class Steps:
+    # how long a task held the loop between two of its awaits: the most it can delay a press
+    def __init__(self):
+        self.n = 0
+        self.longest = 0
+        self.over1 = 0
+
+    def add(self, us):
+        self.n += 1
+        if us > self.longest:
+            self.longest = us
+        if us > 1000:
+            self.over1 += 1
+
+
+def timed(coro, st):
+    # the task's coroutine, each step between two awaits timed (what asyncio sends or throws in passed on)
+    v = None
+    e = None
+    while True:
+        t = time.ticks_us()
+        try:
+            y = coro.throw(e) if e is not None else coro.send(v)
+        except StopIteration as s:
+            return s.value
+        finally:
+            st.add(time.ticks_diff(time.ticks_us(), t))
+        v = e = None
+        try:
+            v = yield y
+        except BaseException as x:
+            e = x
+
+
+LINK = Steps()
+PEER = Steps()
+
+
+def start(self):
+    self.app.spawn(timed(self.run(), LINK))
+
+
+N.Net.start = start
 
 
 class Peer:
@@ -103,7 +150,7 @@ class Peer:
         self.answered = asyncio.Event()
         self.closed = False
         self.nonce = ""
-        asyncio.create_task(self.serve())
+        asyncio.create_task(timed(self.serve(), PEER))
 
     def write(self, b):
         self.out += b
@@ -184,10 +231,11 @@ async def report(net, link):
     last = None
     while True:
         await asyncio.sleep_ms(1000)
-        now = (net.stored, net.connections, link.state)
+        now = (net.stored, net.connections, link.state, LINK.n, LINK.longest, LINK.over1, PEER.longest)
         if now != last:
             last = now
-            print("nakk-net stored %d connections %d link %s" % now)
+            print("nakk-net stored %d connections %d link %s; its steps %d, longest %d us, %d over 1 ms; "
+                  "the peer's longest %d us" % now)
 
 
 b = B.build()
