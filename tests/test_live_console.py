@@ -123,3 +123,12 @@ def test_two_live_servers_on_one_database_store_an_event_once(tmp_path):
     finally:
         a.stop()
         b.stop()
+
+
+def test_nakk_judge_refuses_a_bad_live_address_before_it_makes_the_database(tmp_path, capsys):
+    db = str(tmp_path / "judge.db")
+    assert cli.main(["judge", "--db", db, "--no-browser", "--live", "saal:seitse"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["nakk: --live 'saal:seitse': HOST:PORT, e.g. 192.168.8.10:7373"] and not os.path.exists(db)
+    assert cli.main(["judge", "--db", db, "--no-browser", "--quiet-minutes", "0"]) == 2
+    assert capsys.readouterr().err.startswith("nakk: --quiet-minutes") and not os.path.exists(db)

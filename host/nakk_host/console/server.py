@@ -85,6 +85,8 @@ def cmd_judge(args):
     if args.quiet_minutes <= 0:
         raise CommandError("--quiet-minutes is more than 0 (got %g)" % args.quiet_minutes, 2)
     try:
+        if args.live:
+            live.parse_address(args.live)      # a bad address is said before the database is made
         return serve(args.db, args.host, args.port, browser=not args.no_browser, live=args.live,
                      quiet_s=args.quiet_minutes * 60)
     except (ServeError, store.StoreError, live.LiveError) as e:
