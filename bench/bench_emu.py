@@ -1,6 +1,6 @@
 """Figures from the emulated Pico (stock MicroPython v1.28.0 for the Pico in rp2040js, the kit in ../shared/emu).
 
-    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick] [--box N] [--uf2 FILE]
+    NAKK_PICOEMU=../shared/emu .venv/bin/python bench/bench_emu.py [--quick] [--box N] [--uf2 FILE] [--net]
 
 Prints, in emulated time (what a Pico at the firmware's 200 MHz would take; the emulator
 counts Cortex-M0+ cycles but models no flash timing: erases and programs are
@@ -22,6 +22,12 @@ shown opens the start screen first), and with --uf2 FILE on that UF2 (nakk
 build's, the firmware frozen; the filesystem holds the journal and the bench
 main.py only): then only the presses (and the heap and boot as the box
 reports them) are measured.
+With --net (on --uf2 FILE, the Pico W's UF2 or the Pico's) the presses are played twice on the
+same build, box, key and main.py: without a network given (the live link not started), then with
+one, the live link (nakk/link/net.py) sending every entry as it does to the judge's server, here to
+a peer inside the box (board.net.open_connection; the emulator has no Wi-Fi chip) that answers as
+the live server does after a 5 ms round trip (bench/emu_live_main.py, the box's main.py in both
+runs); the peer's count of stored events and the longest steps of the link and the peer are printed.
 Presses are grouped by kind: the start wizard's (before the match is set up)
 apart from the presses of a deal, and the OK that confirms an undo apart from
 cursor moves. BENCH_EMU_SLOW=MS also lists every press slower than MS.
@@ -66,6 +72,9 @@ gc.collect()
 print("nakk-bench heap free %d alloc %d" % (gc.mem_free(), gc.mem_alloc()))
 asyncio.run(a.run())
 """
+
+# bench_emu --net's main.py for the box: bench/emu_live_main.py (read as bytes, written as /main.py)
+NET_MAIN = os.path.join(ROOT, "bench", "emu_live_main.py")
 
 
 def kit():
@@ -221,15 +230,41 @@ def flash_runs(picoemu, tmp, cache):
 
 def play_on_box(picoemu, a, tmp):
     """The presses of every script (of saare-2020 and the extra with --quick) on a box holding a.box
-    finished matches, on a.uf2 or stock MicroPython + .mpy."""
-    import shutil
+    finished matches, on a.uf2 or stock MicroPython + .mpy; with a.net twice, without and with the
+    live link sending (NET_MAIN's peer inside the box)."""
     import bench_pico_boot as B
     uf2 = os.path.abspath(a.uf2) if a.uf2 else None
+    if uf2:
+        from nakk_host import uf2flash
+        B.PICO_W[:] = [uf2flash.read_uf2(uf2).board == "RPI_PICO_W", uf2]   # its own filesystem's place
     print("bench_emu: %s in rp2040js %s (emulated time; no flash erase/program time), a box holding %s "
           "finished, unsynced matches" % ("the UF2 %s (frozen)" % os.path.basename(uf2) if uf2 else
                                           "MicroPython v1.28.0 RPI_PICO, firmware as .mpy", picoemu.RP2040JS_VERSION,
                                           a.box))
-    img, n = B.make_box(picoemu, tmp, "box", a.box, frozen=uf2 is not None)
+    if not a.net:
+        img, n = B.make_box(picoemu, tmp, "box", a.box, frozen=uf2 is not None)
+        return show_presses(presses_on(picoemu, a, B, img, n, uf2))
+    import secrets
+    key = secrets.token_bytes(32)
+    print("--net: the same main.py, box and key twice: without a network given (the live link not started), then "
+          "with one (the live link sending every entry to a peer inside the box, %s)" % "a 5 ms round trip")
+    for label, live in (("without the live link", None), ("with the live link sending", "192.168.8.10:7373")):
+        d = os.path.join(tmp, "net" if live else "plain")
+        os.mkdir(d)
+        with open(NET_MAIN, "rb") as f:
+            main_py = f.read()
+        img, n = B.make_box(picoemu, d, "box", a.box, frozen=uf2 is not None, main_py=main_py, key=key, live=live)
+        print("\n== %s ==" % label)
+        said = []
+        show_presses(presses_on(picoemu, a, B, img, n, uf2, said))
+        task = [x for x in said if x.startswith("nakk-net task")]
+        print("  %s (the peer's count per script above)" % (task[-1] if task else "nakk-net task: not said"))
+
+
+def presses_on(picoemu, a, B, img, n, uf2, said=None):
+    """{kind: [(ms to the frame, ms to the frame after the entry on flash)]} of every script played on a copy
+    of img; the heap after boot printed first. said: the lines the box printed on its serial port."""
+    import shutil
     run = img + ".run"
     shutil.copyfile(img, run)
     (free, alloc), ms, h, wdt = B.boot(picoemu, run, n, uf2)
@@ -253,7 +288,15 @@ def play_on_box(picoemu, a, tmp):
             play(emu, ks, results)
             if emu.flash_stats()["wdt_triggers"]:
                 print("  (watchdog fired during %s!)" % rs)
-    show_presses(results)
+            if said is not None:
+                # the first client of the serial bridge gets what the box printed since power-on
+                emu.wait_until_us(emu.now_us() + 2000000)      # the peer's last count (said once a second)
+                with emu.serial_socket(timeout=5) as sock:
+                    text = sock.read_until(b"\x00never", timeout=3).decode(errors="replace")
+                lines = [x.strip() for x in text.splitlines() if x.startswith("nakk-net")]
+                said.extend(lines)
+                print("  %s: %s" % (rs, lines[-1] if lines else "(the box said nothing of its live link)"))
+    return results
 
 
 def main():
@@ -267,10 +310,14 @@ def main():
     ap.add_argument("--mhz", type=int, default=0,
                     help="run the firmware at this clock (nakk.board.pico.cpu_hz, set in main.py) instead of the "
                          "shipped 200 MHz: e.g. 125, MicroPython's default")
+    ap.add_argument("--net", action="store_true",
+                    help="the presses twice on the same build and box (with --uf2 FILE: the Pico W's or the Pico's): "
+                         "without and with the live link sending every entry (to a peer inside the box: the "
+                         "emulator has no Wi-Fi chip; docs/live.md)")
     a = ap.parse_args()
     picoemu = kit()
     tmp = tempfile.mkdtemp(prefix="bench-emu-")
-    if a.box or a.uf2:
+    if a.box or a.uf2 or a.net:
         return play_on_box(picoemu, a, tmp)
     files = box_files(picoemu, tmp)
     cache = os.path.join(tmp, "cache")      # box_files' cached dependency, for nakk flash below

@@ -122,13 +122,13 @@ def kit():
     return picoemu
 
 
-def firmware_files(picoemu, tmp, frozen=False, main_py=MAIN):
+def firmware_files(picoemu, tmp, frozen=False, main_py=None):
     """[(host path, path on the Pico)]: the compiled package (its native code for the Pico's
-    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py (main_py: another
-    bench's), ssd1306; frozen (a UF2 holding them all): the bench main.py only."""
+    Cortex-M0+, as nakk flash builds it), boot.py, the bench main.py (main_py: another one's
+    bytes), ssd1306; frozen (a UF2 holding them all): the bench main.py only."""
     main = os.path.join(tmp, "main.py")
     with open(main, "wb") as f:
-        f.write(main_py)
+        f.write(main_py or MAIN)
     if frozen:
         return [(main, "/main.py")]
     mpy = compiled_firmware(PICO_ARCH)
@@ -150,9 +150,10 @@ def make_image(picoemu, tmp, name, matches, frozen=False):
     return make_box(picoemu, tmp, name, matches, frozen)[0]
 
 
-def make_box(picoemu, tmp, name, matches, frozen=False, main_py=MAIN):
+def make_box(picoemu, tmp, name, matches, frozen=False, main_py=None, key=None, live=None):
     """make_image's image, `matches` also "full" (until the journal refuses another match):
-    (its path, the number of matches written). main_py: the bench main.py it holds."""
+    (its path, the number of matches written). main_py: another bench main.py; key: the box paired
+    with it; live: HOST:PORT, the box given a network for the live scores (as nakk pair --wifi)."""
     img = os.path.join(tmp, name + ".img")
     lst = os.path.join(tmp, name + ".files")
     with open(lst, "w") as f:
@@ -166,9 +167,9 @@ def make_box(picoemu, tmp, name, matches, frozen=False, main_py=MAIN):
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise NotBooted("could not write the image: " + (r.stdout + r.stderr)[-1500:])
-    if matches:
+    if matches or key:
         # played after the firmware was copied, as on a box (the .mpy files take ~130 KB of flash)
-        matches = len(boxes.fill(img, matches, blocks=blocks)[1])
+        matches = len(boxes.fill(img, matches, key=key, live=live, blocks=blocks)[1])
     if PICO_W[0]:
         # the kit writes its image at the Pico's 0xA0000, over what a Pico W's larger firmware keeps
         # there; a Pico W mounts its 848 KiB at 0x12C000: the image is the firmware's bytes, then its own

@@ -82,11 +82,11 @@ def evening(tmp_path, pairs=8, rounds=3):
 class Judge:
     """`nakk judge --no-browser` as a subprocess: its address and one-time code from its one line."""
 
-    def __init__(self, db, env):
+    def __init__(self, db, env, *options):
         from hallkit import free_port
         self.port = free_port()
         self.proc = subprocess.Popen([sys.executable, "-m", "nakk_host.cli", "judge", "--db", db, "--port",
-                                      str(self.port), "--no-browser"], stdout=subprocess.PIPE,
+                                      str(self.port), "--no-browser", *options], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
         self.line = self.proc.stdout.readline()
         m = re.search(r"on (http://127\.0\.0\.1:\d+/) \(this computer only\); kood / code: (\d+)", self.line)

@@ -9,7 +9,7 @@ from nakk import rules as rules_pkg
 from nakk.offbox import score as score_mod
 from nakk_host import cli_acts, cli_judge, cli_sim, judge, uf2build
 from nakk_host.console import server as judge_console
-from nakk_host.cmdtable import Command, arg, db
+from nakk_host.cmdtable import Command, arg, db, live_scores
 from nakk_host.errors import CommandError
 
 
@@ -139,11 +139,10 @@ def cmd_serve(args):
     if args.live:
         from nakk_host import live
         try:
-            host, port = live.parse_address(args.live)
-            _srv, where = live.serve_in_thread(args.db, host, port)
+            _srv, line = live.listen(args.db, args.live)
         except live.LiveError as e:
             raise CommandError(str(e))
-        print("nakk: live scores from the Pico W boxes on %s (only boxes this judge paired)" % where, flush=True)
+        print(line, flush=True)
     try:
         return server.serve(args.db, args.host, args.port, page_seconds=args.page_seconds,
                             quiet_s=args.quiet_minutes * 60)
@@ -189,10 +188,7 @@ _DEVICE = (
             arg("--host", default="127.0.0.1", help="address to listen on (default: %(default)s, this laptop only; 0.0.0.0 serves the hall's network)"),
             arg("--port", type=int, default=8080, help="port (default: %(default)s)"),
             arg("--page-seconds", type=int, default=10, metavar="N", help="the projector shows each page of standings for N seconds (default: %(default)s)"),
-            arg("--live", metavar="HOST:PORT", help="also take live scores from Pico W boxes there (the hall "
-                "network's address of this laptop and a port, as given to the boxes at nakk pair --live; docs/live.md)"),
-            arg("--quiet-minutes", type=float, default=10, metavar="N",
-                help="the hall flags a table whose live score has not moved for N minutes (default: %(default)s)")),
+            live_scores("the hall")),
 )
 
 # every command in the order `nakk --help` lists them: the simulator (cli_sim.py), flash and serve, the

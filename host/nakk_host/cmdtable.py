@@ -66,6 +66,19 @@ def tournament():
     return arg("-t", "--tournament", metavar="CODE", help="tournament code (default: the latest created)")
 
 
+def live_scores(shows):
+    """--live HOST:PORT and --quiet-minutes N of the two commands that take live scores from Pico W boxes
+    (`nakk serve`, `nakk judge`: live.listen starts the server); shows: where the tables are shown."""
+    def add(p):
+        p.add_argument("--live", metavar="HOST:PORT",
+                       help="also take live scores from Pico W boxes there (the hall network's address of this "
+                            "laptop and a port, as given to the boxes at nakk pair --live; docs/live.md)")
+        p.add_argument("--quiet-minutes", type=float, default=10, metavar="N",
+                       help="%s flags a table whose live score has not moved for N minutes (default: %%(default)s)"
+                            % shows)
+    return add
+
+
 def judged(creates=False):
     """--db and -t, as the commands of the judge's day have them (`tournament new` has no -t)."""
     def add(p):

@@ -2,7 +2,8 @@
 
     server = LiveServer(db_path)               # the judge's database (store.open_db)
     await server.start("192.168.8.10", 7373)   # binds there; server.where says where
-    ...                                        # or: serve_in_thread(db, host, port) from `nakk serve --live`
+    ...                                        # or: listen(db, "HOST:PORT"), in a
+                                               # thread of its own beside `nakk serve` / `nakk judge`
 
 A box connects (the address came only with pairing) and speaks the serial link's
 frames (nakk.proto), one per line:
@@ -24,6 +25,7 @@ The server reads nothing else and changes nothing but live_events and live_refus
 """
 
 import asyncio
+import errno
 import hmac
 import os
 import secrets
@@ -80,6 +82,10 @@ class LiveServer:
         try:
             self.server = await asyncio.start_server(self._client, host, port, limit=4 * _LINE)
         except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                # the other door (nakk serve --live / nakk judge --live) already takes the boxes there
+                raise LiveError("port %d on %s is taken (nakk serve --live or nakk judge --live already "
+                                "listens there?): the boxes send to the one that listens" % (port, host)) from None
             raise LiveError("cannot listen on %s:%d: %s" % (host, port, e.strerror or e)) from None
         sock = self.server.sockets[0].getsockname()
         self.where = "%s:%d" % (sock[0], sock[1])
@@ -195,19 +201,31 @@ class LiveServer:
         if event.get("seq") != seq:
             raise _Refused(proto.E_BAD, "ev: its seq is not %d" % seq, "damaged")
         nxt = livestore.expected(self.conn, rid_s)
-        if seq == nxt:
-            livestore.add_event(self.conn, rid_s, dev, fs_id, int(n), seq, raw)
-            self.stored += 1
+        if seq == nxt and self._add(rid_s, dev, fs_id, int(n), seq, raw):
             nxt += 1
-            if self.on_store is not None:
-                self.on_store(rid_s, seq)
-        elif seq < nxt:
-            self.again += 1
-            if livestore.stored_event(self.conn, rid_s, seq) != raw:
-                # the same seq with other bytes: never overwritten (the synced result decides)
-                self._count(session, "conflict")
+        else:
+            if seq == nxt:
+                nxt = livestore.expected(self.conn, rid_s)    # another live server stored it first
+            if seq < nxt:
+                self.again += 1
+                if livestore.stored_event(self.conn, rid_s, seq) != raw:
+                    # the same seq with other bytes: never overwritten (the synced result decides)
+                    self._count(session, "conflict")
         mac = hmac_sha256(bytes(box["key"]), proto.live_ack_msg(session["nonce"], fid, rid_s, nxt))
         return {"next": nxt, "mac": mac.hex()}
+
+    def _add(self, rid_s, dev, fs_id, n, seq, raw):
+        """Store one event; False when it is already there: another live server on this database
+        (`nakk serve --live` and `nakk judge --live` on two ports) stored it between our look and our
+        write. (result_id, seq) is live_events' key, so an event is there once whichever stores it."""
+        try:
+            livestore.add_event(self.conn, rid_s, dev, fs_id, n, seq, raw)
+        except sqlite3.IntegrityError:
+            return False
+        self.stored += 1
+        if self.on_store is not None:
+            self.on_store(rid_s, seq)
+        return True
 
 
 def serve_in_thread(db, host, port, on_store=None, log=print):
@@ -243,6 +261,15 @@ def serve_in_thread(db, host, port, on_store=None, log=print):
     if "error" in box:
         raise LiveError(str(box["error"]))
     return box["server"], box["where"]
+
+
+def listen(db, address, log=print):
+    """`--live HOST:PORT` of `nakk serve` and `nakk judge` (cmdtable.live_scores): the live server in its
+    own thread beside the web pages. Returns (server, the line saying where it listens); LiveError in
+    plain words (a bad address, a port another nakk already takes)."""
+    host, port = parse_address(address)
+    srv, where = serve_in_thread(db, host, port, log=log)
+    return srv, "nakk: live scores from the Pico W boxes on %s (only boxes this judge paired)" % where
 
 
 def main(argv=None):

@@ -102,6 +102,12 @@ def tables(conn, now=None, quiet_s=None):
     return out
 
 
+def current(conn, now=None, quiet_s=None):
+    """The matches boxes are playing now (tables(): the latest per box), newest first: what the
+    hall's tables page and the console's evening page show."""
+    return [d for d in tables(conn, now, quiet_s) if d["current"]]
+
+
 def provisional(conn, tournament):
     """Live matches of a tournament that have no synced result yet: [(setup, summary)], for the
     standings' "provisional" column (never mixed into the standings themselves)."""

@@ -27,7 +27,9 @@ which is all app.py ever touches.
     net         (optional) the network a Pico W box reports live scores over
                 (nakk.link.net): join(ssid, password) starts joining, up() is True
                 once on it; the Pico's board has none, the Pico W's has the
-                WLAN (picow.py), the simulator's the host's loopback
+                WLAN (picow.py), the simulator's the host's loopback; an optional
+                open_connection(host, port) -> (reader, writer) stands in for
+                asyncio's sockets (bench_emu --net's peer inside the box)
     device_id() hex string: machine.unique_id() on the Pico
     buzz(ms)    a short beep (may do nothing)
     feed()      feed the watchdog (may do nothing)

@@ -101,6 +101,14 @@ def frame_parts(obj, view=False):
     return body, b"~" + _crc_hex(body) + b"\n"
 
 
+def frame_of(body):
+    """The frame for a body that is already one canonical JSON object (bytes): what encode_frame
+    gives for that object. ProtoError(E_TOO_LONG) if it would not fit."""
+    if len(body) + len(MARK) + _TAIL > MAX_LINE:
+        raise ProtoError(E_TOO_LONG, "frame longer than %d bytes" % MAX_LINE)
+    return MARK + body + b"~" + _crc_hex(body) + b"\n"
+
+
 def encode_frame(obj):
     """The frame (bytes, ending in "\\n") for a dict; ProtoError(E_TOO_LONG) if it would not fit."""
     body, tail = frame_parts(obj)

@@ -31,8 +31,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class Console:
     """The application for one database: sessions, the watcher, templates."""
 
-    def __init__(self, db, sessions=None, watcher=None, hosts=None, judge=None):
+    def __init__(self, db, sessions=None, watcher=None, hosts=None, judge=None, quiet_s=600.0):
         self.db = db
+        self.quiet_s = quiet_s        # a table whose live score has not moved this long is flagged
         self.sessions = sessions or Sessions()
         self.watcher = watcher or W.NoWatcher()
         self.judge = judge
@@ -68,7 +69,7 @@ class Console:
         except T.TournamentError:
             t = None
         return types.SimpleNamespace(conn=conn, t=t, db=self.db, session=s, by=s.get("by") or self.judge,
-                                     lang=s.get("lang", "et"), watcher=self.watcher)
+                                     lang=s.get("lang", "et"), watcher=self.watcher, quiet_s=self.quiet_s)
 
     def render(self, template, lang, status=200, session=None, **ctx):
         L = 1 if lang == "en" else 0
@@ -134,7 +135,7 @@ class Console:
         def read():
             c = self.context(request)
             try:
-                return evening.state(c.conn, c.t, self.watcher, c.lang)
+                return evening.state(c.conn, c.t, self.watcher, c.lang, c.quiet_s)
             finally:
                 c.conn.close()
         return Response(evening.as_json(await run_in_threadpool(read)), media_type="application/json",

@@ -1,11 +1,13 @@
 """The evening on one screen, as data: the current round's tables with their states, and the judge's next step.
 
 Read from the modules the hall and the CLI read (standings.round_tables,
-store's devices and alarms) and from the plug-in watcher's boxes; nothing is
-computed here that another view computes differently.
+store's devices and alarms, livestore's live scores as the hall's tables page
+shows them) and from the plug-in watcher's boxes; nothing is computed here
+that another view computes differently.
 """
 
 from nakk_host import assign as A
+from nakk_host import livestore
 from nakk_host import players as P
 from nakk_host import standings as S
 from nakk_host import store
@@ -29,10 +31,26 @@ def _last_assigned(conn, t, rn):
         "ORDER BY id", (t["id"], rn))}
 
 
-def tables(conn, t, rn, watched=()):
-    """The round's tables (Turniirisasku: a row per room): table, room, sides, state, box, alarm, score."""
+# what the page shows of a live match (livestore.tables' fields); its age is not here but its last_at: the
+# state then changes when an entry comes or a table turns quiet, not every second (the page counts the age)
+_LIVE = ("result_id", "name", "tournament", "round", "table", "room", "sides", "score", "deals", "seq", "over",
+         "synced", "quiet", "last_at")
+
+
+def live(conn, quiet_s=None):
+    """The matches Pico W boxes are playing now, newest first (livestore.current: the hall's query)."""
+    return [{k: d[k] for k in _LIVE} for d in livestore.current(conn, None, quiet_s)]
+
+
+def tables(conn, t, rn, watched=(), playing=()):
+    """The round's tables (Turniirisasku: a row per room): table, room, sides, state, box, alarm, score,
+    and `live`, the live score of the match a box plays there (one of `playing`, from live()) or None."""
     if not rn:
         return []
+    at = {}
+    for d in playing:           # newest first: a table's latest match wins
+        if d["tournament"] == t["code"] and d["round"] == rn:
+            at.setdefault((d["table"], d["room"] or 0), d)
     rt = S.round_tables(conn, t, rn)
     boxes = _boxes_by_table(conn, t)
     assigned = _last_assigned(conn, t, rn)
@@ -56,7 +74,8 @@ def tables(conn, t, rn, watched=()):
                    "box": box["name"] if box else None, "device": dev, "paired": box is not None,
                    "assigned": (tb["table"], room) in assigned, "box_state": seen.get("state"),
                    "box_text": seen.get("text"), "alarms": raised,
-                   "final": tb["final"] if not room else None, "winner": tb["winner"]}
+                   "final": tb["final"] if not room else None, "winner": tb["winner"],
+                   "live": at.get((tb["table"], room))}
             if state == "playing" and finished(seen):
                 row["state"] = "finished"          # over on the box, its result not in yet
             rows.append(row)
@@ -111,19 +130,24 @@ def next_steps(conn, t, rows):
     return steps
 
 
-def state(conn, t, watcher, lang="et"):
-    """Everything the evening page shows, as plain data (also the live JSON)."""
+def state(conn, t, watcher, lang="et", quiet_s=None):
+    """Everything the evening page shows, as plain data (also the live JSON). `elsewhere`: the live
+    matches not on a table of the round shown (another tournament or round, a match without one)."""
     watched = watcher.boxes(lang)
     boxes = offers(conn, watched)
+    playing = live(conn, quiet_s)
     if t is None:
         return {"tournament": None, "round": 0, "tables": [], "steps": next_steps(conn, None, []),
-                "events": watcher.events(lang), "watching": getattr(watcher, "available", False), "boxes": boxes}
+                "events": watcher.events(lang), "watching": getattr(watcher, "available", False), "boxes": boxes,
+                "elsewhere": playing}
     rn = S.current_round(conn, t)
-    rows = tables(conn, t, rn, watched)
+    rows = tables(conn, t, rn, watched, playing)
+    shown = {r["live"]["result_id"] for r in rows if r["live"]}
     return {"tournament": {"code": t["code"], "name": t["name"], "rounds": t["rounds"], "format": t["format"]},
             "round": rn, "tables": rows, "steps": next_steps(conn, t, rows), "events": watcher.events(lang),
             "watching": getattr(watcher, "available", False), "boxes": boxes,
-            "unplaced": [u["result_id"] for u in S.unplaced(conn, t)]}
+            "unplaced": [u["result_id"] for u in S.unplaced(conn, t)],
+            "elsewhere": [d for d in playing if d["result_id"] not in shown]}
 
 
 def as_json(st):

@@ -5,6 +5,8 @@ draw, table cards, a scoresheet per table, the standings), each one A4 sheet;
 export(): the CSV files and the printable standings as downloads.
 """
 
+import time
+
 from nakk_host import acts as J
 from nakk_host import device as Dev
 from nakk_host import export as X
@@ -23,8 +25,8 @@ def _int(params, key, default=None):
 
 
 def home(c, params):
-    st = evening.state(c.conn, c.t, c.watcher, c.lang)
-    return {"template": "evening.html", "state": st, "state_json": evening.as_json(st)}
+    st = evening.state(c.conn, c.t, c.watcher, c.lang, c.quiet_s)
+    return {"template": "evening.html", "state": st, "state_json": evening.as_json(st), "now": time.time()}
 
 
 def tournaments(c, params):

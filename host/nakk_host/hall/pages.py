@@ -141,7 +141,7 @@ class Pages:
     def live(self, quiet_s=None):
         """The matches Pico W boxes are playing now (livestore.tables: the latest per box), newest first."""
         with closing(self._conn()) as conn:
-            return [d for d in livestore.tables(conn, time.time(), quiet_s) if d["current"]]
+            return livestore.current(conn, time.time(), quiet_s)
 
 
 def _provisional(conn, t, rows):
