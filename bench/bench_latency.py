@@ -49,12 +49,12 @@ from array import array
 
 RP2040_ADD_1E6_MS = 7984  # shaoziyang/micropython_benchmarks README, RP2040 MicroPython v1.23.0 column
 
-# This heap models no box: it is the firmware's part (~220 KB on this 64-bit port: the modules a match
-# uses, Saare mäng, the board with its framebuffer; ~275 KB once a few matches have filled the font's
-# words) and the harness's (~80 KB: the fake machine/ssd1306/neopixel, this file's and bench_presses'
+# This heap models no box: it is the firmware's part (~210 KB on this 64-bit port: the modules a match
+# uses, Saare mäng, the board with its framebuffer; ~270 KB after the 30 matches, with what the firmware
+# keeps between them, the font's words among it) and the harness's (~85 KB: the fake machine/ssd1306/neopixel, this file's and bench_presses'
 # bytecode, loaded as .mpy, the sample arrays), with room enough that few presses find less than
 # GC_FREE free (the run prints how many did, and the heap in use). At 416K nearly every press found
-# less than 64 KB free and was timed ~40 % slower with the caches cooled by the collection before it.
+# less than 64 KB free and was timed 30-50 % slower, the caches cooled by the collection before it.
 # The heap size changes none of the timed figures otherwise, only the time of a collection, which is
 # printed apart as "this heap's". The box's own heap: bench_ui.py, docs/architecture.md "RAM at boot".
 HEAP = "448K"
@@ -646,7 +646,7 @@ def _presses(factor, samples):
     print("  each press the fastest of %d identical passes; the collector off while a press is timed" % PASSES)
     print("  heap (-X heapsize=%s): %.1f KB in use, %.1f KB free after the setup (firmware modules, Saare mäng,"
           " the harness and its arrays), before the first match; %.1f KB in use after the passes, collected"
-          " (the font's words kept); a collection before %d of the %d presses (less than %d KB free)"
+          " (what the firmware keeps between matches); a collection before %d of the %d presses (less than %d KB free)"
           % (HEAP, used0 / 1024, free0 / 1024, used1 / 1024, bench.gcs, npress * PASSES, GC_FREE // 1024))
     print("  handle = ui.handle; draw = screen.draw + board.show (Python side); display = handle + draw;"
           " rings = screen.leds + board.leds")
