@@ -31,10 +31,12 @@ Figures printed:
    xorshift32. The whole run is played PASSES times (deterministic, a clock
    that moves 1 s per press) and each press keeps its fastest pass, which
    takes this machine's scheduler noise out and keeps the slow presses slow.
-   The collector is off while a press is timed; it runs, untimed, between
-   presses when less than GC_FREE is free (collecting before every press
-   would cool this machine's caches and add a third to the times, which the
-   cache-less RP2040 would not see). The heap each press allocates is
+   The collector is off while a press (and the idle frame after it) is
+   timed; between them it is on, as by default, and the bench collects
+   before a press when less than GC_FREE is free (collecting before every
+   press would cool this machine's caches and add a third or more to the
+   times, which the RP2040, its heap in uncached SRAM, would not see). The
+   heap each press allocates is
    printed, and a collection is timed on its own. After an entry the app's
    second frame (after the flush) is drawn, untimed, and after every press a
    frame of the frames task (nothing to draw, or the rings animating) is
@@ -47,15 +49,20 @@ from array import array
 
 RP2040_ADD_1E6_MS = 7984  # shaoziyang/micropython_benchmarks README, RP2040 MicroPython v1.23.0 column
 
-# The other benches run with a 320K heap; this one compiles a large file and plays whole matches, and
-# at 320K the heap fragments too much for it. The heap size changes none of the timed figures (the
-# collector runs outside the timing), only the time of a collection, which is printed apart.
-HEAP = "512K"
+# This heap models no box: it is the firmware's part (~210 KB on this 64-bit port: the modules a match
+# uses, Saare mäng, the board with its framebuffer; ~270 KB after the 30 matches, with what the firmware
+# keeps between them, the font's words among it) and the harness's (~85 KB: the fake machine/ssd1306/neopixel, this file's and bench_presses'
+# bytecode, loaded as .mpy, the sample arrays), with room enough that few presses find less than
+# GC_FREE free (the run prints how many did, and the heap in use). At 416K nearly every press found
+# less than 64 KB free and was timed 30-50 % slower, the caches cooled by the collection before it.
+# The heap size changes none of the timed figures otherwise, only the time of a collection, which is
+# printed apart as "this heap's". The box's own heap: bench_ui.py, docs/architecture.md "RAM at boot".
+HEAP = "448K"
 MATCHES = 30          # Saare mäng 2020 matches played for the press-to-frame figures
 PASSES = 5            # each press keeps its fastest of this many identical passes
 SEED = 2026
-GC_FREE = 65536       # the bench collects (untimed) when less than this is free; the collector is off otherwise
-CAP = 1200            # presses the arrays hold (30 matches of this seed take about 720)
+GC_FREE = 32768       # the bench collects (untimed) before a press when less than this is free
+CAP = 800             # presses the arrays hold (30 matches of this seed take 633)
 SPI_NS_PER_BYTE = 896     # 8 bits at 8.93 MHz (125 MHz / 14): see docs/latency.md
 WINDOW_BYTES = 6          # column/page window command bytes per run of pages
 RING_US = 480             # 16 LEDs x 24 bits x 1.25 us, per ring
@@ -80,7 +87,8 @@ def _launch():
     sys.path.insert(0, here)
     import mpyenv
     mpyenv.rerun(__file__, "bench_latency", HEAP,
-                 (mpyenv.firmware_path(), os.path.join(mpyenv.ROOT, "tests", "mpy"), here))
+                 (mpyenv.firmware_path(), os.path.join(mpyenv.ROOT, "tests", "mpy"), here),
+                 mpy=("bench_latency", "bench_presses"))
 
 
 def _add_test(p):
@@ -100,12 +108,15 @@ def _best_us(f, arg, n):
 
 def _bench():
     import gc
-    import time
-
+    samples = _Samples()      # first, at the bottom of the heap
     gc.collect()
     add_ms = _best_us(_add_test, [1000000, 12345678, 56781234], 7) / 1000
     factor = RP2040_ADD_1E6_MS / add_ms
+    _parts(add_ms, factor)    # its board and closures are garbage once it returns: _presses builds its own
+    _presses(factor, samples)
 
+
+def _parts(add_ms, factor):
     import pico_fakes as F
     F.install()
     from nakk.board import pico
@@ -160,7 +171,6 @@ def _bench():
           % (word, n, drawn, measured))
     print("  per glyph: draw %.2f us, measure %.2f us here -> about %.2f and %.2f ms x factor"
           % (drawn / n, measured / n, drawn / n * factor / 1000, measured / n * factor / 1000))
-    _presses(factor)
 
 
 # ---------------------------------------------------------------- press to frame
@@ -243,12 +253,14 @@ class _Match:
         mode0 = ui.mode
         k = K.kind(ev)
         btn = K.button(ev)
-        ev = K.event(k, btn, self.clock.t)   # the event carries its time: a second apart, never a chord
+        ev = K.event(k, btn, self.clock.now)   # the event carries its time: a second apart, never a chord
         screen = b.screen
         board = b.board
         rings = board.rings
         if gc.mem_free() < GC_FREE:
             gc.collect()            # outside the timing, and not before every press (that would cool the caches)
+            b.gcs += 1
+        gc.disable()                # on between presses: what the app does untimed may collect when the heap is full
         m0 = gc.mem_alloc()
         t0 = time.ticks_us()
         ui.handle(ev)
@@ -263,6 +275,7 @@ class _Match:
             board.leds()
         t2 = time.ticks_us()
         alloc = gc.mem_alloc() - m0
+        gc.enable()
         self.clock.advance(1000)
         # which kind of press this was
         if mode0 == U.ENTRY:
@@ -304,6 +317,7 @@ class _Match:
             b.frame(ui, False)
             b.screen.keep_detail(ui.undo_words())   # as App.flush: the undo's words made ahead
         # what the frames task does when nothing changed (ui.tick() left out: this clock is not real time)
+        gc.disable()
         t0 = time.ticks_us()
         mask = screen.draw(ui, False, 0)
         if mask:
@@ -312,6 +326,7 @@ class _Match:
         if animated:
             board.leds()
         t1 = time.ticks_us()
+        gc.enable()
         assert not mask
         i = b.n - 1
         b.idle[i] = min(b.idle[i], time.ticks_diff(t1, t0))
@@ -433,17 +448,13 @@ class _Match:
         return deals
 
 
-class _Bench:
-    """The screen, and the samples in press order, kept in arrays (the unix port's heap is the Pico's size)."""
+class _Samples:
+    """The samples in press order, in arrays made before anything else is on the heap: growing them
+    would need the heap twice over, and made after the imports they need holes the imports' code
+    has scattered."""
 
-    def __init__(self, board):
-        from array import array
-        from nakk.ui.render import Screen
-        self.board = board
-        self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))   # as the app builds it
-        self.n = 0                 # presses so far in this pass
-        self.first = True          # the first pass appends; the later ones keep the fastest time
-        # preallocated: growing arrays would need the heap twice over and fragment it
+    def __init__(self):
+        self.scratch = array("i", range(CAP))     # for the figures afterwards: nothing big is allocated then
         self.kind = bytearray(CAP)                # index into KINDS (len(KINDS): other)
         self.hnd = array("i", range(CAP))         # us: ui.handle
         self.disp = array("i", range(CAP))        # us: ui.handle + screen.draw + board.show
@@ -453,6 +464,21 @@ class _Bench:
         self.alloc = array("i", range(CAP))       # heap bytes the press allocated
         self.idle = array("i", range(CAP))        # us: the frames task's frame after the press, nothing changed
         self.idle_lit = bytearray(CAP)            # 1 when that frame painted the rings (they animate)
+
+
+class _Bench:
+    """The screen, and the samples (a _Samples) filled in press order."""
+
+    def __init__(self, board, samples):
+        from nakk.ui.render import Screen
+        self.board = board
+        self.screen = Screen(board.fb, board.rings, getattr(board, "buf", None))   # as the app builds it
+        self.n = 0                 # presses so far in this pass
+        self.gcs = 0               # collections before a press (GC_FREE), all passes
+        self.first = True          # the first pass appends; the later ones keep the fastest time
+        s = samples
+        self.kind, self.hnd, self.disp, self.ring = s.kind, s.hnd, s.disp, s.ring
+        self.mask, self.lit, self.alloc, self.idle, self.idle_lit = s.mask, s.lit, s.alloc, s.idle, s.idle_lit
 
     def next_pass(self):
         self.n = 0
@@ -519,14 +545,13 @@ def _med_max(v, n):
     return med, v[n - 1]
 
 
-def _presses(factor):
+def _presses(factor, samples):
     import gc
     import pico_fakes as F
     from nakk.drivers import font
     from nakk import journal  # noqa: F401  (imported by the app at boot; the UI imports it on a new match)
     from nakk import rules
-    for name in rules.NAMES:  # the start screen lists every ruleset: compile them all before the arrays
-        rules.get(name)
+    rules.get("saare-2020")   # the ruleset played, and no other (as a box: its first match imports it)
     from nakk.board import pico
     F.RECORD[0] = False
     board = pico.build(watchdog=False)
@@ -537,23 +562,31 @@ def _presses(factor):
     board.oled.dc = abs
     font.warm()
     mix, mix_from = _mix()
-    scratch = [0] * CAP          # for the figures afterwards: nothing big is allocated after the passes
+    # the harness's code before its arrays (bench_presses' player and tests/mpy's clock, as .mpy / small),
+    # the firmware's modules a match uses before the first match (the box has them from boot)
+    from bench_presses import Rng, plan, cursor_to  # noqa: F401
+    from stillclock import Clock  # noqa: F401
+    from nakk.ui import flows  # noqa: F401
+    from nakk.table import Table  # noqa: F401
+    from nakk.event import SIDES, encode  # noqa: F401
+    scratch = samples.scratch
     gc.collect()
+    free0 = gc.mem_free()
+    used0 = gc.mem_alloc()
 
-    bench = _Bench(board)
+    bench = _Bench(board, samples)
     deals = 0
     for p in range(PASSES):
         if p:
             bench.next_pass()
-        from bench_presses import Rng   # the same integer-only draws as the presses bench
-        rng = Rng(SEED)
+        rng = Rng(SEED)   # bench_presses' integer-only draws
         gc.collect()
-        gc.disable()
         for _ in range(MATCHES):
             deals += _Match(bench, rng, mix).play()
-        gc.enable()
     deals //= PASSES
     npress = bench.n
+    gc.collect()
+    used1 = gc.mem_alloc()
 
     # a collection, timed on its own (the heap holds what a box holds in play, and the bench)
     import time
@@ -611,6 +644,10 @@ def _presses(factor):
     print("press to frame: %d Saare mäng 2020 matches (%d deals, %d presses), mix from %s;"
           % (MATCHES, deals, npress, mix_from))
     print("  each press the fastest of %d identical passes; the collector off while a press is timed" % PASSES)
+    print("  heap (-X heapsize=%s): %.1f KB in use, %.1f KB free after the setup (firmware modules, Saare mäng,"
+          " the harness and its arrays), before the first match; %.1f KB in use after the passes, collected"
+          " (what the firmware keeps between matches); a collection before %d of the %d presses (less than %d KB free)"
+          % (HEAP, used0 / 1024, free0 / 1024, used1 / 1024, bench.gcs, npress * PASSES, GC_FREE // 1024))
     print("  handle = ui.handle; draw = screen.draw + board.show (Python side); display = handle + draw;"
           " rings = screen.leds + board.leds")
     print()

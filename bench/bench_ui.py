@@ -1,10 +1,12 @@
 """Bench: heap bytes per rendered frame and per button event through the UI (MicroPython unix port).
 
-Run:  .venv/bin/python bench/bench_ui.py   (re-runs itself on the unix port with
-      -X heapsize=320K, firmware/ and bench/ on MICROPYPATH, and a temporary
-      LittleFS image for the journal variant)
+Run:  .venv/bin/python bench/bench_ui.py   (re-runs itself on the unix port, a
+      process per ruleset and part, each -X heapsize=HEAP, the firmware and
+      bench_presses as .mpy on MICROPYPATH, and a temporary LittleFS image for
+      the journal)
 
-(a) Frames: a Saare mäng 2020 match (target raised so it runs on) is played
+(a) Frames: a Saare mäng 2020 match (target raised so it runs on; on the
+    journal, as a box) is played
     deal by deal with the press-counting player of bench_presses; between
     deals only the render is measured: nakk.ui.render.Screen.draw + Screen.leds
     with a nakk.drivers.rings.Rings, collector off, gc.mem_alloc() before and after.
@@ -19,6 +21,17 @@ Run:  .venv/bin/python bench/bench_ui.py   (re-runs itself on the unix port with
     it, and the live heap sampled after every press with gc.threshold(512).
 
 Target: <= 512 bytes per button event; 0 bytes per steady-state frame.
+
+The heap (HEAP, 320K) is the `.mpy` box's after boot, on this 64-bit port: a box
+with the firmware as .mpy has 68 KB of its 246 KB free after boot, its code on
+the heap and no ruleset yet (bench/bench_pico_boot.py, docs/architecture.md "RAM
+at boot"); here bytecode takes about its size on the Pico and objects up to twice
+it, so that room is 68 to 136 KB. A run prints what it has after its imports (the
+firmware's modules, bench_presses' player and the mix, no ruleset): ~118 KB at
+320K, then the one ruleset a box playing that game imports (a box plays one game
+at a time, and keeps a ruleset once imported: so one process per ruleset). The
+UF2's code is in flash and its heap has ~184 KB free after boot: a 320K run that
+fits fits it too.
 """
 
 import sys
@@ -27,6 +40,7 @@ TARGET = 512
 FRAMES = 100
 WARMUP = 20
 MATCHES = 3
+HEAP = "320K"
 
 
 def _launch():
@@ -37,6 +51,7 @@ def _launch():
     root = os.path.dirname(here)
     sys.path.insert(0, here)
     import mpyenv
+    from bench_presses import RULESETS
     exe = mpyenv.micropython("bench_ui")
     mix = os.path.join(here, "deal-mix.json")
     if not os.path.exists(mix):
@@ -44,24 +59,75 @@ def _launch():
     bench = mpyenv.bench_path()      # bench_presses' player as .mpy: not compiled inside the heap
     env = dict(os.environ, MICROPYPATH=((bench + ":") if bench else "") + mpyenv.firmware_path() + ":" + here +
                ":.frozen")
-    # two processes, each on a fresh 320K heap as a box has after boot: the frames and the events
-    # in RAM, then the events on the journal (one heap after the other fragments past what a box
-    # that starts one match at a time ever sees)
+    # one process per ruleset and part, each on a fresh HEAP (the module docstring says why its size):
+    # a box plays one game at a time, and a ruleset once imported stays, so two rulesets side by side
+    # on one heap is a box no tournament makes
+    runs = [("frames", "saare-2020")]
+    runs += [("ram", name) for name in RULESETS]
+    runs += [("journal", name) for name in RULESETS]
+    by = {}       # (part, kind) -> [events, bytes, max]
+    peaks = []    # (part, ruleset, mem_peak rise, live peak, matches)
+    free = {}     # ruleset -> (free before its import, after)
+    rc = 0
     with tempfile.TemporaryDirectory() as d:
-        for part in ("ram", "journal"):
-            r = subprocess.run([exe, "-X", "heapsize=320K", os.path.abspath(__file__), mix, os.path.join(d, "flash.img"),
-                                part], env=env, cwd=root)
+        for part, name in runs:
+            r = subprocess.run([exe, "-X", "heapsize=" + HEAP, os.path.abspath(__file__), mix,
+                                os.path.join(d, "flash.img"), part, name], env=env, cwd=root,
+                               capture_output=True, text=True)
+            for line in r.stdout.splitlines():
+                f = line.split("|")
+                if f[0] == "=K":
+                    t = by.setdefault((part, f[1]), [0, 0, 0])
+                    t[0] += int(f[2])
+                    t[1] += int(f[3])
+                    t[2] = max(t[2], int(f[4]))
+                elif f[0] == "=P":
+                    peaks.append((part, name, int(f[1]), int(f[2]), int(f[3])))
+                elif f[0] == "=F":
+                    free[name] = (int(f[1]), int(f[2]))
+                else:
+                    print(line)
             if r.returncode:
+                sys.stdout.write(r.stderr)
+                print("bench_ui: the %s run of %s failed on the %s heap" % (part, name, HEAP))
+                rc = r.returncode
                 break
     if bench:
         import shutil
         shutil.rmtree(bench, ignore_errors=True)
-    sys.exit(r.returncode)
+    if free:
+        print()
+        print("free heap (-X heapsize=%s) after the imports, before the ruleset -> after it: %s" % (HEAP, "; ".join(
+            "%s %.1f -> %.1f KB" % (n, free[n][0] / 1024, free[n][1] / 1024) for n in RULESETS if n in free)))
+    for part, label in (("ram", "events kept in RAM (no journal)"),
+                        ("journal", "real Journal on a LittleFS image (Pico's geometry)")):
+        kinds = sorted(k for (p, k) in by if p == part)
+        if not kinds:
+            continue
+        print()
+        print("(b) heap per button event, %s: handle + draw(saving) + flush + draw, %d matches of each ruleset"
+              " (one process each)" % (label, MATCHES))
+        over = []
+        n = tot = 0
+        for k in kinds:
+            kn, ktot, worst = by[(part, k)]
+            print("  %-52s %5d events  %6d B mean  %6d B max" % (k, kn, ktot // kn, worst))
+            if worst > TARGET:
+                over.append(k)
+            n += kn
+            tot += ktot
+        print("  all events: %d B mean; target <= %d B per button event: %s" % (
+            tot // n, TARGET, "MET by every kind" if not over else "exceeded (max) by: " + "; ".join(over)))
+        for p, name, mp, lv, m in peaks:
+            if p == part:
+                print("  a whole %s match: micropython.mem_peak() rose by %d B (max over %d matches; the port counts"
+                      " allocations, not live heap), live heap peak %d B above the start" % (name, mp, m, lv))
+    sys.exit(rc)
 
 
 # ---------------------------------------------------------------- unix port
 
-def _bench(mix_path, image, part):
+def _bench(mix_path, image, part, name):
     import gc
     import micropython
     import framebuf
@@ -75,21 +141,28 @@ def _bench(mix_path, image, part):
     from nakk.table import Table
 
     font.warm()
-    from nakk import rules as _rules
-    for name in _rules.NAMES:     # the start screen imports every ruleset for its title: once, at boot
-        _rules.get(name)
     import nakk.journal           # the app imports it at boot; the UI does when a match starts  # noqa: F401
-    allm = BP.mixes(BP.load_mix(mix_path))
+    mix = BP.mixes(BP.load_mix(mix_path))[name]
+    from nakk import rules as _rules
+    gc.collect()
+    free0 = gc.mem_free()
+    # the ruleset in play, and no other: a box imports the one its first match needs (at the start
+    # wizard's OK, a press not measured here) and keeps it
+    _rules.get(name)
+    gc.collect()
+    print("=F|%d|%d" % (free0, gc.mem_free()))
     buf = bytearray(1024)
     fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
     rings = Rings(3, 400, 20, brightness=64)
-    v = sys.implementation.version
-    print("bench_ui: MicroPython %d.%d.%d unix port, -X heapsize=320K; heap measured with gc.mem_alloc(),"
-          " collector off; fonts warm, every ruleset module and nakk.journal imported first" % (v[0], v[1], v[2]))
 
-    if part == "ram":
+    if part == "frames":
+        v = sys.implementation.version
+        print("bench_ui: MicroPython %d.%d.%d unix port, -X heapsize=%s, a process per ruleset and part; heap"
+              " measured with gc.mem_alloc(), collector off; fonts warm, nakk.journal and the ruleset in play"
+              " imported first" % (v[0], v[1], v[2], HEAP))
+
+    def frames(table):
         # ------------------------------------------------------------ (a) frames
-        table = Table()
         ui = U.Ui(table, clock=BP.FixedClock())
 
         def new_match():
@@ -102,7 +175,6 @@ def _bench(mix_path, image, part):
         screen = Screen(fb, rings)
         player = BP.Player(ui)
         rng = BP.Rng(7)
-        mix = allm["saare-2020"]
 
         def deal():
             # one deal that changes the score (redeals and pokks drawn again)
@@ -234,76 +306,51 @@ def _bench(mix_path, image, part):
                 t[2] = a
             return done
 
-    def run_events(make_table, label, names=BP.RULESETS):
-        by = {}
-        peaks = []
-        for name in names:
-            mix = allm[name]
-            gc.collect()              # the last ruleset's matches are garbage
-            table = make_table()
-            ui = U.Ui(table, clock=BP.FixedClock())
-            screen = Screen(fb, rings)
-            screen.draw(ui)
-            m = Meter(ui, screen)
-            rng = BP.Rng(11)
-            for i in range(MATCHES):
-                gc.collect()
-                m.base = gc.mem_alloc()
-                m.peak = 0
-                p0 = micropython.mem_current()
-                gc.threshold(512)
-                m.start(name)
-                while ui.mode == U.ENTRY:
-                    if mix["penalty"] and rng.chance(mix["penalty"]):
-                        offence, who = BP.draw_penalty(rng, mix, table.match)
-                        m.penalty(offence, who)
-                        if ui.mode != U.ENTRY:
-                            break
-                    kind, what = BP.draw_deal(rng, name, mix, table.match)
-                    if kind == "redeal":
-                        m.redeal(what)
-                    else:
-                        if rng.chance(mix["undo"] * 5):      # more undos than the mix, to measure them
-                            if m.enter(what, rng, rng.below(2))[1]:
-                                m.undo()
-                            else:
-                                ui.resync()      # the box refused the wrong entry: nothing to undo
-                        m.enter(what)
-                m.confirm()
-                gc.threshold(-1)
-                peaks.append((name, micropython.mem_peak() - p0, m.peak))
-            for k in m.by:
-                t = by.get(k)
-                if t is None:
-                    t = by[k] = [0, 0, 0]
-                s = m.by[k]
-                t[0] += s[0]
-                t[1] += s[1]
-                t[2] = max(t[2], s[2])
-        print()
-        print("(b) heap per button event, %s: handle + draw(saving) + flush + draw, %d matches of each ruleset"
-              % (label, MATCHES))
-        over = []
-        for k in sorted(by):
-            n, tot, worst = by[k]
-            print("  %-52s %5d events  %6d B mean  %6d B max" % (k, n, tot // n, worst))
-            if worst > TARGET:
-                over.append(k)
-        n = tot = 0
-        for k in by:
-            n += by[k][0]
-            tot += by[k][1]
-        print("  all events: %d B mean; target <= %d B per button event: %s" % (
-            tot // n, TARGET, "MET by every kind" if not over else "exceeded (max) by: " + "; ".join(over)))
-        for name in names:
-            mp = [p[1] for p in peaks if p[0] == name]
-            lv = [p[2] for p in peaks if p[0] == name]
-            print("  a whole %s match: micropython.mem_peak() rose by %d B (max over %d matches; the port counts"
-                  " allocations, not live heap), live heap peak %d B above the start"
-                  % (name, max(mp), len(mp), max(lv)))
+    def run_events(make_table):
+        """MATCHES matches of the ruleset in play; lines for the CPython side: =K|kind|events|bytes|max per kind,
+        =P|mem_peak rise|live peak|matches (the maxima over the matches)."""
+        gc.collect()
+        table = make_table()
+        ui = U.Ui(table, clock=BP.FixedClock())
+        screen = Screen(fb, rings)
+        screen.draw(ui)
+        m = Meter(ui, screen)
+        rng = BP.Rng(11)
+        mp = lv = 0
+        for i in range(MATCHES):
+            gc.collect()
+            m.base = gc.mem_alloc()
+            m.peak = 0
+            p0 = micropython.mem_current()
+            gc.threshold(512)
+            m.start(name)
+            while ui.mode == U.ENTRY:
+                if mix["penalty"] and rng.chance(mix["penalty"]):
+                    offence, who = BP.draw_penalty(rng, mix, table.match)
+                    m.penalty(offence, who)
+                    if ui.mode != U.ENTRY:
+                        break
+                kind, what = BP.draw_deal(rng, name, mix, table.match)
+                if kind == "redeal":
+                    m.redeal(what)
+                else:
+                    if rng.chance(mix["undo"] * 5):      # more undos than the mix, to measure them
+                        if m.enter(what, rng, rng.below(2))[1]:
+                            m.undo()
+                        else:
+                            ui.resync()      # the box refused the wrong entry: nothing to undo
+                    m.enter(what)
+            m.confirm()
+            gc.threshold(-1)
+            mp = max(mp, micropython.mem_peak() - p0)
+            lv = max(lv, m.peak)
+        for k in m.by:
+            t = m.by[k]
+            print("=K|%s|%d|%d|%d" % (k, t[0], t[1], t[2]))
+        print("=P|%d|%d|%d" % (mp, lv, MATCHES))
 
     if part == "ram":
-        run_events(Table, "events kept in RAM (no journal)")
+        run_events(Table)
         return
 
     import os
@@ -315,13 +362,18 @@ def _bench(mix_path, image, part):
     from nakk.journal import Journal
     bdev = mount_image(image, "/flash")
     try:
-        run_events(lambda: Table(Journal("/flash/journal")), "real Journal on a LittleFS image (Pico's geometry)")
+        if part == "frames":
+            # on the journal, as a box: a Table without one keeps every event of the match in RAM
+            # as well, which for a 200-point match is more than a box ever holds
+            frames(Table(Journal("/flash/journal")))
+        else:
+            run_events(lambda: Table(Journal("/flash/journal")))
     finally:
         vfs.umount("/flash")
         bdev.close()
 
 
 if sys.implementation.name == "micropython":
-    _bench(sys.argv[1], sys.argv[2], sys.argv[3])
+    _bench(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])
 elif __name__ == "__main__":
     _launch()

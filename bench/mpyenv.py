@@ -53,10 +53,21 @@ def micropython(bench):
     return exe
 
 
-def rerun(script, bench, heap, path):
+def rerun(script, bench, heap, path, mpy=()):
     """Run the bench file `script` itself on the unix port (-X heapsize=heap, MICROPYPATH: the
-    folders in path, then .frozen) from the repo's root, and exit with its code."""
+    folders in path, then .frozen) from the repo's root, and exit with its code. mpy: bench modules
+    (the script's own name among them, to run it so) to load as .mpy from bench_path(), as the box
+    loads its firmware: their bytecode only on the heap, no compile inside it."""
+    import shutil
     import subprocess
-    env = dict(os.environ, MICROPYPATH=":".join(tuple(path) + (".frozen",)))
-    sys.exit(subprocess.run([micropython(bench), "-X", "heapsize=" + heap, os.path.abspath(script)],
-                            env=env, cwd=ROOT).returncode)
+    name = os.path.splitext(os.path.basename(script))[0]
+    compiled = bench_path(mpy) if mpy else None
+    path = ((compiled,) if compiled else ()) + tuple(path)
+    env = dict(os.environ, MICROPYPATH=":".join(path + (".frozen",)))
+    run = ["-m", name] if compiled and name in mpy else [os.path.abspath(script)]
+    try:
+        rc = subprocess.run([micropython(bench), "-X", "heapsize=" + heap] + run, env=env, cwd=ROOT).returncode
+    finally:
+        if compiled:
+            shutil.rmtree(compiled, ignore_errors=True)
+    sys.exit(rc)
