@@ -168,6 +168,8 @@ def _word(v):
 #              when: (field, values): offered only when an earlier answer is one of values
 #              omit: True when the step's own field is left out (the choice only names
 #                    its side field: a sohk names the offender, and no result)
+#              adds: on a tally step, how many a side press adds (default 1; offered while
+#                    that many are left to give)
 #   side     the default side field for the step's choices (a choice may override)
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same
@@ -188,14 +190,17 @@ def _word(v):
 # UI never writes into a form: it is read-only data once built.
 
 def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, sets=None, says=None,
-           ok_says=None, name=None, omit=False):
+           ok_says=None, name=None, omit=False, adds=1):
     """One answer. side: the field a side button fills while committing it;
     ok: committed with OK instead (or as well); when: (field, values) it is offered for;
     omit: the step's field is left out of the event (value is then None);
+    adds: on a tally step, how many a side press adds;
     also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
     if omit:
         c["omit"] = True
+    if adds != 1:
+        c["adds"] = adds
     if side is not None:
         c["side"] = side
     if ok:

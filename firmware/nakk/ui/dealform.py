@@ -72,6 +72,23 @@ def _counted(got, sides):
     return n
 
 
+def _fits(adds, left):
+    """Whether a tally's choice that adds `adds` is offered with `left` still to give: a side's
+    "+n" while n are left, the "one for nobody" while one is, "Salvesta" (adds 0) once none is."""
+    return adds <= left if adds else left <= 0
+
+
+def _unfits(choices, left):
+    # (an index, not a for loop: its iterator would take the frame past 11 words)
+    k = 0
+    i = len(choices)
+    while i:
+        i -= 1
+        if not _fits(choices[i].get("adds", 1), left):
+            k += 1
+    return k
+
+
 def _put_each(a, keys, v):
     if keys is not None:
         for k in keys:
@@ -140,6 +157,8 @@ class DealEntry:
         w = c.get("when")
         if w is not None and self._given(w[0]) not in w[1]:
             return False
+        if self._counting and not _fits(c.get("adds", 1), self.left()):
+            return False                  # a tally's "+3" while fewer are left, its "Salvesta" before
         # a tally's "one for nobody" is given once
         return not (self._counting and "sets" in c and self._taken(c))
 
@@ -156,7 +175,7 @@ class DealEntry:
     def _key(self, stp):
         """Where show() keeps the current step's lists (see there), or None: made every time."""
         if "count" in stp:
-            return -1 - 2 * self.step - (1 if self._nobody(stp) else 0)
+            return -1 - 64 * self.step - (32 if self._nobody(stp) else 0) - self._unfit(stp)
         if stp.get("live"):
             return None                   # what the match allows now: made every time
         field = _when_field(stp["choices"])
@@ -185,6 +204,11 @@ class DealEntry:
             if s["key"] == field:
                 return s
         return None
+
+    def _unfit(self, stp):
+        """How many of a tally step's choices are not offered for what is left to give (a "+3"
+        when fewer are left; "Salvesta" until none is)."""
+        return _unfits(stp["choices"], self.left())
 
     def _nobody(self, stp):
         """Whether a tally step's "one for nobody" is given already."""
@@ -230,12 +254,13 @@ class DealEntry:
             self._lists_of = self.steps
         while self.step < len(self.steps):
             stp = self.steps[self.step]
-            if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0):
+            if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0 and not self._held(stp)):
                 self.step += 1            # answered by an earlier press (or a tally complete)
                 continue
             # its lists, made once: a step without conditions under its index; a step whose
             # conditions all read one field once per value of that field (the results of
-            # each game); a tally step once with its "one for nobody" on offer, once without
+            # each game); a tally step once with its "one for nobody" on offer, once without,
+            # each with and without its choices that add more than is left
             at = self._key(stp)
             made = self._lists.get(at) if at is not None else None
             if made is None:
@@ -307,12 +332,27 @@ class DealEntry:
         a = self.answers
         got = a.get(stp["key"], 0)
         if side is not None:
-            got += 1 << 6 * side
+            got += c.get("adds", 1) << 6 * side
         else:
             _put_all(a, c.get("sets"))
         a[stp["key"]] = got
         if self.left() <= 0:
+            self._complete(stp, side)
+
+    def _complete(self, stp, side):
+        # a tally given whole: saved at once when the last press is OK or the button of the
+        # side OK gives the rest to; another side's last press is held for OK ("Salvesta"),
+        # so a wrong button on the last point shows on the tally before anything is saved
+        field = stp.get("rest")
+        if side is not None and field is not None and self.answers.get(field) != SIDES[side]:
+            self.answers[stp["key"]] |= 1 << 6 * self.sides
+        else:
+            self.answers[stp["key"]] &= (1 << 6 * self.sides) - 1
             self.step += 1
+
+    def _held(self, stp):
+        """Whether a tally given whole waits for OK (see _complete)."""
+        return (self.answers.get(stp["key"], 0) >> 6 * self.sides) & 1
 
     def _by_side(self, c, side):
         a = self.answers
@@ -388,6 +428,8 @@ class DealEntry:
                             a.pop(x, None)
             a.pop(self.steps[k]["key"], None)
         self.step = j
+        if "count" in stp:
+            offered = self._offered(stp)  # the whole tally is to give again
         self.choices = offered
         self.label = self._label(stp)
         self.labels = [c["label"] for c in offered]

@@ -235,7 +235,8 @@ class Ui(Modes):
         field = d.steps[d.step].get("rest")
         if field is None or "count" not in d.steps[d.step] or d.answers.get(field) != SIDES[side]:
             return -1
-        return d.left()
+        n = d.left()
+        return n if n > 0 else -1          # a tally given whole, held for OK: no "OK+0"
 
     def tick(self):
         """Called by the app between events: times out messages and goes idle. True if the screen changed."""
