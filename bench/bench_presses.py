@@ -490,9 +490,10 @@ class Player:
 
 # ---------------------------------------------------------------- what a player presses
 
-def _options(c, stp, nsides):
+def _options(c, stp, nsides, answers=None):
     """What committing choice c can enter: (side index or None for OK, the fields it fills),
-    as nakk.ui.dealform fills them."""
+    as nakk.ui.dealform fills them (answers: the entry's so far, for a choice that names the
+    side other than an offender's)."""
     out = []
     oc = c if c.get("ok") else stp.get("ok")
     if oc is not None:
@@ -509,6 +510,10 @@ def _options(c, stp, nsides):
             if sets is not None:
                 for k in sets:
                     f[k] = sets[k]
+            inn = c.get("innocent")
+            if inn is not None and answers is not None and answers.get(inn[0]) in SIDES:
+                for k in inn[1]:
+                    f[k] = SIDES[1 - SIDES.index(answers[inn[0]])]
             out.append((i, f))
     return out
 
@@ -529,7 +534,7 @@ def plan(ui, want):
         d = (i - ui.cursor) % n
         moves = min(d, n - d)
         c = deal.choices[i]
-        for side, f in _options(c, stp, nsides):
+        for side, f in _options(c, stp, nsides, deal.answers):
             fits = True
             for k in f:
                 if k not in want or want[k] != f[k]:

@@ -101,17 +101,61 @@ def forms(rules, cfg):
                             ok_says=("edasi", "next")))
     # OK on any result: a pokk (nobody won), then the maker's button (the step is labelled
     # with the result)
-    result = step("result", "Tulemus", "Result", _results(S, rules, cfg), named="game", ok=_pokk(S))
+    result = step("result", "Tulemus", "Result", _results(S, rules, cfg), named="game", ok=_pokk(S),
+                  only=_NO_SOHK)
     maker = step("maker", "Tegija", "Maker", [
         choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(rules.games)))],
-        named="result")
-    deal = [step("game", "Mäng", "Game", wrapped(games)), result, maker]
+        named="result", only=_NO_SOHK)
+    # After a sohk (SM-04) the innocent pair wins, so the buttons name the MAKER: the game's
+    # button is the deal not played out (the innocent pair's plain win, what the rules pay
+    # by default); OK on it, the innocent pair's result that the rules pay by (jänn, karvane,
+    # the ♦6's catch). A sohk entered after the game was chosen goes to those results.
+    sohk_games = step("game", "Sohk", "Cheat", wrapped([_sohk_game(S, g) for g in rules.games]), only=_SOHK)
+    sohk_results = step("result", "Sohk", "Cheat", _sohk_results(S, rules, cfg), named="game", only=_SOHK)
+    # (a sohk's steps after the ordinary ones: the steps a deal without one asks come first)
+    deal = [step("game", "Mäng", "Game", wrapped(games), only=_NO_SOHK), result, maker, sohk_games, sohk_results]
     if cfg["pokk_replay_keeps_maker"]:
         # the replay: game and maker as before, only the result is asked
         replay = [step("result", "Kordus", "Replay", _replay_results(S, rules, cfg), ok=_pokk(S))]
     else:
-        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,))) for g in rules.games]), result, maker]
+        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,))) for g in rules.games]), result,
+                  maker, sohk_results]
     return deal, replay
+
+
+_NO_SOHK = ("sohk", (None,))
+_SOHK = ("sohk", ("A", "B"))
+
+
+def _sohk_game(S, g):
+    et, en = S._GAME_LABELS[g]
+    return choice(g, et + " \u00b7 pooleli", en + " \u00b7 halted", side="maker", sets={"result": S.WIN},
+                  innocent=("sohk", ("winner",)), ok=True, says=_MADE, ok_says=_OTHER, name=(et, en))
+
+
+def _sohk_results(S, rules, cfg):
+    """The innocent pair's results the rules pay by after a sohk, each with the maker's button,
+    likeliest first; the plain win last (the game's own button gives it before OK)."""
+    jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
+    nojann = tuple(g for g in rules.games if g not in jann)
+    out = []
+    for games in (jann, nojann):
+        if not games:
+            continue
+        when = ("game", games)
+        ranked = []
+        if games is jann:
+            ranked.append(choice(S.JANN, "Jänn", "Jänn", side="maker", innocent=("sohk", ("winner",)),
+                                 says=_MADE, when=when))
+        ranked.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=("sohk", ("winner",)),
+                             says=_MADE, when=when))
+        if games is nojann and cfg["pits_capture_is_karvane_win"]:
+            ranked.append(choice(S.CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="maker",
+                                 innocent=("sohk", ("capture",)), says=_MADE, when=when))
+        ranked.append(choice(S.WIN, "Pooleli / võit", "Halted / won", side="maker",
+                             innocent=("sohk", ("winner",)), says=_MADE, when=when))
+        out.extend(wrapped(ranked))
+    return out
 
 
 def _pokk(S):

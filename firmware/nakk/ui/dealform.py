@@ -89,6 +89,17 @@ def _unfits(choices, left):
     return k
 
 
+def _other(v):
+    """The side of a two-side match that is not v."""
+    return SIDES[1 - SIDES.index(v)]
+
+
+def _tally_list(v, sides):
+    # (apart: a comprehension in _to_list would close over its locals, and closed-over locals
+    # are boxed in cells at every call, a tally or not: 32 bytes a step of every deal)
+    return [(v >> 6 * i) & 63 for i in range(sides)]
+
+
 def _put_each(a, keys, v):
     if keys is not None:
         for k in keys:
@@ -161,6 +172,11 @@ class DealEntry:
             return False                  # a tally's "+3" while fewer are left, its "Salvesta" before
         # a tally's "one for nobody" is given once
         return not (self._counting and "sets" in c and self._taken(c))
+
+    def _on(self, stp):
+        """Whether step stp is asked with the answers so far (its `only`: e.g. a sohk's own steps)."""
+        o = stp.get("only")
+        return o is None or self._given(o[0]) in o[1]
 
     def _given(self, field):
         """The answer to field so far (or the form's fixed value), or None."""
@@ -254,8 +270,9 @@ class DealEntry:
             self._lists_of = self.steps
         while self.step < len(self.steps):
             stp = self.steps[self.step]
-            if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0 and not self._held(stp)):
-                self.step += 1            # answered by an earlier press (or a tally complete)
+            if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0 and not self._held(stp)) \
+                    or not self._on(stp):
+                self.step += 1            # answered by an earlier press (or a tally complete), or not asked
                 continue
             # its lists, made once: a step without conditions under its index; a step whose
             # conditions all read one field once per value of that field (the results of
@@ -311,8 +328,7 @@ class DealEntry:
     def _to_list(self, ev, stp):
         # a tally's small int (6 bits a side) as the event's list
         if "count" in stp and stp["key"] in ev:
-            v = ev[stp["key"]]
-            ev[stp["key"]] = [(v >> 6 * i) & 63 for i in range(self.sides)]
+            ev[stp["key"]] = _tally_list(ev[stp["key"]], self.sides)
 
     def answer(self, c, side):
         """Choice c of the current step, committed by side index `side` (None: by OK)."""
@@ -362,6 +378,14 @@ class DealEntry:
         if opp is not None:
             a[opp] = SIDES[1 - side]
         _put_all(a, c.get("sets"))
+        inn = c.get("innocent")
+        if inn is not None:
+            self._innocent(inn)
+
+    def _innocent(self, inn):
+        # after a sohk the innocent pair wins: its fields get the side that is not the offender's
+        who = _other(self.answers[inn[0]])
+        _put_each(self.answers, inn[1], who)
 
     def ok_choice(self, c):
         """The choice OK commits when c is under the cursor: c itself when OK takes it, else the
@@ -418,6 +442,8 @@ class DealEntry:
                     cur = i
                     break
         for k in range(j, len(self.steps)):
+            if k != j and not self._on(self.steps[k]):
+                continue                  # not asked in this deal (a sohk's steps without one): filled nothing
             for c in self.steps[k]["choices"]:
                 for f in ("side", "opp"):
                     if c.get(f) is not None:
@@ -426,10 +452,25 @@ class DealEntry:
                     if c.get(f) is not None:
                         for x in c[f]:
                             a.pop(x, None)
+                if c.get("innocent") is not None:
+                    for x in c["innocent"][1]:
+                        a.pop(x, None)
             a.pop(self.steps[k]["key"], None)
         self.step = j
         if "count" in stp:
             offered = self._offered(stp)  # the whole tally is to give again
+        if not self._on(stp):
+            # answered before an offence changed the questions (a sohk): the step that asks
+            # the same now, the cursor on the same value
+            v = offered[cur]["value"] if offered else None
+            k = j + 1
+            while k < len(self.steps) and (self.steps[k]["key"] != stp["key"] or not self._on(self.steps[k])):
+                k += 1
+            if k < len(self.steps):
+                self.step = j = k
+                stp = self.steps[k]
+                offered = self._offered(stp)
+                cur = max(0, _index(offered, v))
         self.choices = offered
         self.label = self._label(stp)
         self.labels = [c["label"] for c in offered]

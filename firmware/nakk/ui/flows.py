@@ -441,6 +441,21 @@ class Ui(Modes):
             self._list(deal.label, deal.labels, cur)
             self._set_banner()
 
+    def _deal_offence(self, offence, side, field):
+        """An offence judged inside the deal (Modes'), then the step on screen asked again: with
+        a sohk given the form asks its own steps (the buttons then name the maker); the cursor
+        stays where it was when the step is the same question."""
+        r = Modes._deal_offence(self, offence, side, field)
+        if self.mode == ENTRY and r == _MOVED:
+            deal = self.deal
+            key = deal.steps[deal.step]["key"]
+            cur = self.cursor
+            deal.show()
+            if deal.steps[deal.step]["key"] != key or cur >= len(deal.labels):
+                cur = 0
+            r = self._show_step(cur)
+        return r
+
     def _entry_event(self, k, b):
         if self._move(k, b):
             return _MOVED
@@ -464,7 +479,7 @@ class Ui(Modes):
             return self._refuse(W.SIDE)
         if k == K.LONG:
             if b == K.PREV:
-                if deal.step > 0:
+                if deal.done:
                     self._step_back()
                 else:
                     return self._enter_undo()

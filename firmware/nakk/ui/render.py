@@ -309,6 +309,8 @@ class Screen(Regions):
         if steps is None:
             steps = m.rules.form(st, m.cfg)[1]   # a likely match's first deal
         for stp in steps:
+            if "only" in stp and None not in stp["only"][1]:
+                continue           # asked after an offence only (a sohk's steps): drawn when shown
             if _keep(scratch, stp["label"][lang]):
                 yield
             if "live" in stp:
