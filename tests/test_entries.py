@@ -63,12 +63,12 @@ def test_the_three_sohk_cases_are_entered_with_their_full_meaning():
     # 2. the defenders' sohk while the makers were winning with jänn: paid by the result, 2 + 2
     ui = started("saare-2020")
     _sohk(ui, "B")
-    # after a sohk the innocent pair wins: the game's button names the maker (not played out)
-    assert ui.word(ui.title) == "Sohk" and ui.choice_text() == "Trump · pooleli"
-    assert ui.word(ui.says()) == "tegi" and ui.word(ui.ok_says()) == "muu"
-    play(ui, "OK")                                   # suit, the results the rules pay the innocent by
-    assert ui.word(ui.title) == "Trump" and ui.choice_text() == "Jänn"
-    assert ui.word(ui.says()) == "tegi"
+    assert ui.choice_text() == "Trump · võit" and ui.word(ui.ok_says()) == "muu"
+    play(ui, "OK")                                   # suit: the results the rules pay the innocent pair by,
+    #                                                  each with the MAKER's button (the innocent pair won)
+    assert ui.word(ui.title) == "Trump" and ui.choice_text() == "Pooleli / võit"
+    play(ui, "NEXT")
+    assert ui.choice_text() == "Jänn" and ui.word(ui.says()) == "tegi"
     assert play(ui, "A") == 1                        # A made it and won with jänn
     ev = saved(ui)[-1]
     assert (ev["sohk"], ev["maker"], ev["result"], ev["winner"]) == ("B", "A", "jann", "A")
@@ -89,21 +89,24 @@ def test_the_three_sohk_cases_are_entered_with_their_full_meaning():
 
 
 def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
-    # not played out, the offenders made it: one press after the sohk, base 2 + 2 to the innocent
+    # not played out, the offenders made it: one press after the sohk (as the offenders' win,
+    # which pays the same), base 2 + 2 to the innocent pair
     ui = started("saare-2020")
     _sohk(ui, "A")
     assert play(ui, "A") == 1
     ev = saved(ui)[-1]
-    assert (ev["game"], ev["maker"], ev["sohk"], ev["result"], ev["winner"]) == ("suit", "A", "A", "win", "B")
+    assert (ev["game"], ev["maker"], ev["sohk"]) == ("suit", "A", "A")
     assert ui.table.match.st.score == [0, 4]
     # the cursor moved to a game first: the sohk keeps it there
     ui = started("saare-2020")
     play(ui, "NEXT NEXT")
-    game = ui.choice_text().split(" ")[0]
+    game = ui.choice_text()
     _sohk(ui, "B")
-    assert ui.choice_text().startswith(game + " ") and ui.choice_text().endswith("pooleli")
+    assert ui.choice_text() == game and game.startswith("Valge pits")
     # a pits game: the ♦6's catch is one of the innocent pair's results, with the maker's button
     play(ui, "OK")
+    assert [ui.word(w) for w in ui.items] == ["Pooleli / võit", "♦6 püüdis ♣K", "Karvane"]
+    assert ui.word(ui.says()) == "tegi"
     _to(ui, "♦6 püüdis ♣K")
     assert play(ui, "B") == 1
     ev = saved(ui)[-1]
@@ -112,13 +115,35 @@ def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
     ui = started("saare-2020")
     play(ui, "NEXT OK")                              # ruutu, its other results
     _sohk(ui, "A")
-    assert ui.word(ui.title) == "Ruutu" and ui.choice_text() == "Jänn"
+    assert ui.word(ui.title) == "Ruutu" and ui.choice_text() == "Pooleli / võit"
     play(ui, "LPREV")                                # taken back: the game again, the sohk kept
-    assert ui.deal.answers == {"sohk": "A"} and ui.choice_text() == "Ruutu · pooleli"
-    play(ui, "OK NEXT")                              # ruutu's: "Karvane"
+    assert ui.deal.answers == {"sohk": "A"} and ui.choice_text() == "Ruutu · võit"
+    play(ui, "OK PREV")                              # ruutu's: "Karvane"
     assert ui.choice_text() == "Karvane" and play(ui, "B") == 1
     ev = saved(ui)[-1]
     assert (ev["game"], ev["maker"], ev["sohk"], ev["result"], ev["winner"]) == ("ruutu", "B", "A", "karvane", "B")
+
+
+def test_schmier_three_points_in_one_press_and_the_last_point_of_another_team_held_for_ok():
+    ui = started("schmier")
+    play(ui, "A")                                    # bid 3 by A
+    assert ui.word(ui.items[2]) == "+3 punkti" and ui.deal.choices[2]["adds"] == 3
+    play(ui, "PREV B")                               # "+3 punkti" (one PREV away) to B
+    assert [ui.tally(i) for i in range(3)] == [0, 3, 0] and ui.rest_left(0) == 3 and ui.cursor == 0
+    play(ui, "C C")                                  # two more to C: one left, "+3" no longer offered
+    assert ui.deal.left() == 1 and "+3 punkti" not in [ui.word(w) for w in ui.items]
+    n = len(saved(ui))
+    play(ui, "C")                                    # the last point with C's button, not the bidder's:
+    assert ui.mode == U.ENTRY and len(saved(ui)) == n   # held, the tally in sight, until OK saves
+    assert [ui.tally(i) for i in range(3)] == [0, 3, 3] and ui.rest_left(0) == -1
+    assert ui.word(ui.items[0]) == "Salvesta" and len(ui.items) == 1 and ui.says() is None
+    assert ui.word(ui.ok_says()) == "salvesta"
+    play(ui, "LPREV")                                # taken back: the whole tally again
+    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and len(ui.items) == 3
+    assert play(ui, "PREV B PREV C OK") == 1         # 3 and 3, held, saved with OK
+    assert saved(ui)[-1]["tally"] == [0, 3, 3]
+    assert play(ui, "A PREV B B B A") == 1           # the bidder's own button on the last point saves at once
+    assert saved(ui)[-1]["tally"] == [1, 5, 0]
 
 
 def test_a_turniirisasku_board_left_out_in_a_room_is_not_stored_under_its_number():

@@ -306,28 +306,6 @@ def test_long_prev_mid_entry_takes_back_the_last_step_only():
     assert (ev["bid"], ev["bidder"], ev["tally"]) == (4, "B", [0, 5, 1]) and "game" not in ev
 
 
-def test_schmier_three_points_in_one_press_and_the_last_point_of_another_team_held_for_ok():
-    ui = started("schmier")
-    play(ui, "A")                                    # bid 3 by A
-    assert ui.word(ui.items[2]) == "+3 punkti" and ui.deal.choices[2]["adds"] == 3
-    play(ui, "PREV B")                               # "+3 punkti" (one PREV away) to B
-    assert [ui.tally(i) for i in range(3)] == [0, 3, 0] and ui.rest_left(0) == 3 and ui.cursor == 0
-    play(ui, "C C")                                  # two more to C: one left, "+3" no longer offered
-    assert ui.deal.left() == 1 and "+3 punkti" not in [ui.word(w) for w in ui.items]
-    n = len(saved(ui))
-    play(ui, "C")                                    # the last point with C's button, not the bidder's:
-    assert ui.mode == U.ENTRY and len(saved(ui)) == n   # held, the tally in sight, until OK saves
-    assert [ui.tally(i) for i in range(3)] == [0, 3, 3] and ui.rest_left(0) == -1
-    assert ui.word(ui.items[0]) == "Salvesta" and len(ui.items) == 1 and ui.says() is None
-    assert ui.word(ui.ok_says()) == "salvesta"
-    play(ui, "LPREV")                                # taken back: the whole tally again
-    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and len(ui.items) == 3
-    assert play(ui, "PREV B PREV C OK") == 1         # 3 and 3, held, saved with OK
-    assert saved(ui)[-1]["tally"] == [0, 3, 3]
-    assert play(ui, "A PREV B B B A") == 1           # the bidder's own button on the last point saves at once
-    assert saved(ui)[-1]["tally"] == [1, 5, 0]
-
-
 def test_undo_at_the_end_of_a_match_reopens_it():
     ui = started("saare-2020")
     play(ui, "NEXT A NEXT A NEXT A NEXT A")          # ruutu made and won by A, four times: 16

@@ -79,7 +79,8 @@ def _fits(adds, left):
 
 
 def _unfits(choices, left):
-    # (an index, not a for loop: its iterator would take the frame past 11 words)
+    # how many of a tally's choices _fits leaves out (an index, not a for loop: its
+    # iterator would take the frame past 11 words)
     k = 0
     i = len(choices)
     while i:
@@ -89,9 +90,10 @@ def _unfits(choices, left):
     return k
 
 
-def _other(v):
-    """The side of a two-side match that is not v."""
-    return SIDES[1 - SIDES.index(v)]
+def _innocent(a, inn):
+    # after a sohk the innocent pair wins: the fields inn[1] get the side not in field inn[0]
+    who = SIDES[1 - SIDES.index(a[inn[0]])]
+    _put_each(a, inn[1], who)
 
 
 def _tally_list(v, sides):
@@ -191,7 +193,7 @@ class DealEntry:
     def _key(self, stp):
         """Where show() keeps the current step's lists (see there), or None: made every time."""
         if "count" in stp:
-            return -1 - 64 * self.step - (32 if self._nobody(stp) else 0) - self._unfit(stp)
+            return -1 - 64 * self.step - (32 if self._nobody(stp) else 0) - _unfits(stp["choices"], self.left())
         if stp.get("live"):
             return None                   # what the match allows now: made every time
         field = _when_field(stp["choices"])
@@ -220,11 +222,6 @@ class DealEntry:
             if s["key"] == field:
                 return s
         return None
-
-    def _unfit(self, stp):
-        """How many of a tally step's choices are not offered for what is left to give (a "+3"
-        when fewer are left; "Salvesta" until none is)."""
-        return _unfits(stp["choices"], self.left())
 
     def _nobody(self, stp):
         """Whether a tally step's "one for nobody" is given already."""
@@ -380,12 +377,7 @@ class DealEntry:
         _put_all(a, c.get("sets"))
         inn = c.get("innocent")
         if inn is not None:
-            self._innocent(inn)
-
-    def _innocent(self, inn):
-        # after a sohk the innocent pair wins: its fields get the side that is not the offender's
-        who = _other(self.answers[inn[0]])
-        _put_each(self.answers, inn[1], who)
+            _innocent(a, inn)
 
     def ok_choice(self, c):
         """The choice OK commits when c is under the cursor: c itself when OK takes it, else the
@@ -442,8 +434,6 @@ class DealEntry:
                     cur = i
                     break
         for k in range(j, len(self.steps)):
-            if k != j and not self._on(self.steps[k]):
-                continue                  # not asked in this deal (a sohk's steps without one): filled nothing
             for c in self.steps[k]["choices"]:
                 for f in ("side", "opp"):
                     if c.get(f) is not None:
@@ -459,18 +449,6 @@ class DealEntry:
         self.step = j
         if "count" in stp:
             offered = self._offered(stp)  # the whole tally is to give again
-        if not self._on(stp):
-            # answered before an offence changed the questions (a sohk): the step that asks
-            # the same now, the cursor on the same value
-            v = offered[cur]["value"] if offered else None
-            k = j + 1
-            while k < len(self.steps) and (self.steps[k]["key"] != stp["key"] or not self._on(self.steps[k])):
-                k += 1
-            if k < len(self.steps):
-                self.step = j = k
-                stp = self.steps[k]
-                offered = self._offered(stp)
-                cur = max(0, _index(offered, v))
         self.choices = offered
         self.label = self._label(stp)
         self.labels = [c["label"] for c in offered]
