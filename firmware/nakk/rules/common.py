@@ -182,7 +182,7 @@ def _word(v):
 #   named    optional: a field answered earlier; the step is labelled with that
 #            answer's name ("Trump" over the results of a suit game)
 #   only     optional: (field, values): the step is asked only when an earlier answer is one
-#            of values (a sohk's own steps, and the ordinary ones without it)
+#            of values (a sohk's own results, and the ordinary ones without one)
 #   live     optional: True when the ruleset's offers(st, choice) decides, deal by deal, which
 #            of its choices are offered too (the boards not yet stored); its lists are made
 #            whenever it is shown

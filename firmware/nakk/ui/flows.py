@@ -443,15 +443,14 @@ class Ui(Modes):
 
     def _deal_offence(self, offence, side, field):
         """An offence judged inside the deal (Modes'), then the step on screen asked again: with
-        a sohk given the form asks its own steps (the buttons then name the maker); the cursor
+        a sohk given the form asks its own results (each with the maker's button); the cursor
         stays where it was when the step is the same question."""
         r = Modes._deal_offence(self, offence, side, field)
         if self.mode == ENTRY and r == _MOVED:
             deal = self.deal
             key = deal.steps[deal.step]["key"]
             cur = self.cursor
-            deal.show()
-            if deal.steps[deal.step]["key"] != key or cur >= len(deal.labels):
+            if not deal.show() or deal.steps[deal.step]["key"] != key or cur >= len(deal.labels):
                 cur = 0
             r = self._show_step(cur)
         return r
