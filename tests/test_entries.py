@@ -397,7 +397,7 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
             play(ui, "NEXT")
     # the paths go through OK on a game to its results, and through a tally to its end
     for tag in (("saare-2020", "game", "Suit · won"), ("saare-2020", "result", "Lost"),
-                ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Maker"),
+                ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Pokk 60:60"),
                 ("schmier", "tally", "+1 point"), ("schmier", "tally", "Game point tied"),
                 ("schmier", "tally", "+3 points")):
         assert tag in entered, (tag, entered)

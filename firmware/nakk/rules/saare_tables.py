@@ -103,10 +103,11 @@ def forms(rules, cfg):
     # with the result)
     result = step("result", "Tulemus", "Result", _results(S, rules, cfg), named="game", ok=_pokk(S),
                   only=_NO_SOHK)
-    # the maker of a pokk (not of üleküla, which has none)
+    # the maker of a pokk (not of üleküla, which has none); the step is named by the game, so
+    # a game not moved to before the pokk shows at the maker's press
     maker = step("maker", "Tegija", "Maker", [
-        choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("result", (S.POKK,)))],
-        named="result", only=("game", tuple(rules.games)))
+        choice("maker", "Pokk 60:60", "Pokk 60:60", side="maker", says=_MADE, when=("result", (S.POKK,)))],
+        named="game", only=("game", tuple(rules.games)))
     # After a sohk (SM-04) the other pair wins: the game's button as ever ("tegi, võitis": the
     # deal not played out is the innocent pair's plain win, the offenders' win pays the same),
     # and OK on it the innocent pair's results that the rules pay by (jänn, karvane, the ♦6's
