@@ -21,7 +21,8 @@ cursor (the list wraps, so it moves the shorter way round). Of the answers
 that fit what it wants it takes the one that fills the most fields (a side
 button on "Trump · võit": the whole deal in one press), then the nearest.
 On a tally step (Schmier) it presses the button of each point that is not the
-bidder's, then OK for the rest; a tied Game point first, with its choice.
+bidder's (three or more of one team's with "+3 punkti", one move away), then OK for
+the rest; a tied Game point first, with its choice.
 
 Slips (issue 14): before each deal is entered for the count, the player
 tries it three more times, each with one slip it does not notice and plays
@@ -493,9 +494,10 @@ class Player:
 
 # ---------------------------------------------------------------- what a player presses
 
-def _options(c, stp, nsides):
+def _options(c, stp, nsides, answers=None):
     """What committing choice c can enter: (side index or None for OK, the fields it fills),
-    as nakk.ui.dealform fills them."""
+    as nakk.ui.dealform fills them (answers: the entry's so far, for a choice that names the
+    side other than an offender's)."""
     out = []
     oc = c if c.get("ok") else stp.get("ok")
     if oc is not None:
@@ -512,6 +514,10 @@ def _options(c, stp, nsides):
             if sets is not None:
                 for k in sets:
                     f[k] = sets[k]
+            inn = c.get("innocent")
+            if inn is not None and answers is not None and answers.get(inn[0]) in SIDES:
+                for k in inn[1]:
+                    f[k] = SIDES[1 - SIDES.index(answers[inn[0]])]
             out.append((i, f))
     return out
 
@@ -532,7 +538,7 @@ def plan(ui, want):
         d = (i - ui.cursor) % n
         moves = min(d, n - d)
         c = deal.choices[i]
-        for side, f in _options(c, stp, nsides):
+        for side, f in _options(c, stp, nsides, deal.answers):
             fits = True
             for k in f:
                 if k not in want or want[k] != f[k]:
@@ -560,10 +566,29 @@ def _plan_tally(ui, want, stp, nsides):
     rest = SIDES.index(deal.answers[stp["rest"]])
     for i in range(nsides):
         if i != rest and got[i] < want_t[i]:
-            return 0, i
+            return _adding(ui, want_t[i] - got[i]), i
     if deal.left() == 1 and got[rest] < want_t[rest]:
-        return 0, rest               # the last point, the bidder's: a press, as an OK would
+        return _adding(ui, 1), rest  # the last point, the bidder's: a press, as an OK would
     return 0, None                   # OK: the rest to the bidder
+
+
+def _adding(ui, need):
+    """The tally's answer a side press takes for a team still owed `need` points: the one on
+    screen that adds the most without adding too many, the nearest of those ("+3 punkti", one
+    move away, for three or more; "+1 punkt" under the cursor otherwise)."""
+    deal = ui.deal
+    n = len(deal.choices)
+    best = None
+    for i in range(n):
+        c = deal.choices[i]
+        if c.get("side") is None:
+            continue
+        adds = c.get("adds", 1)
+        d = (i - ui.cursor) % n
+        key = (adds > need, -adds, min(d, n - d))
+        if best is None or key < best[0]:
+            best = (key, i)
+    return best[1] if best is not None else ui.cursor   # none on screen (played on after a slip)
 
 
 SIDE, FAR, STILL = 0, 1, 2      # the slips: a wrong side button, a cursor step too far, a commit without moving

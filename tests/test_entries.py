@@ -63,9 +63,12 @@ def test_the_three_sohk_cases_are_entered_with_their_full_meaning():
     # 2. the defenders' sohk while the makers were winning with jänn: paid by the result, 2 + 2
     ui = started("saare-2020")
     _sohk(ui, "B")
-    play(ui, "OK")                                   # suit, its other results
-    _to(ui, "Jänn")
-    assert ui.word(ui.says()) == "tegi, võitis"
+    assert ui.choice_text() == "Trump · võit" and ui.word(ui.ok_says()) == "muu"
+    play(ui, "OK")                                   # suit: the results the rules pay the innocent pair by,
+    #                                                  each with the MAKER's button (the innocent pair won)
+    assert ui.word(ui.title) == "Trump" and ui.choice_text() == "Pooleli / võit"
+    play(ui, "NEXT")
+    assert ui.choice_text() == "Jänn" and ui.word(ui.says()) == "tegi"
     assert play(ui, "A") == 1                        # A made it and won with jänn
     ev = saved(ui)[-1]
     assert (ev["sohk"], ev["maker"], ev["result"], ev["winner"]) == ("B", "A", "jann", "A")
@@ -83,6 +86,64 @@ def test_the_three_sohk_cases_are_entered_with_their_full_meaning():
     st = ui.table.match.st
     assert st.over and st.winner == 0 and st.marks == [1, 0] and st.final() == [17, 2], (st.score, st.final())
     assert ui.mode == U.END
+
+
+def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
+    # not played out, the offenders made it: one press after the sohk (as the offenders' win,
+    # which pays the same), base 2 + 2 to the innocent pair
+    ui = started("saare-2020")
+    _sohk(ui, "A")
+    assert play(ui, "A") == 1
+    ev = saved(ui)[-1]
+    assert (ev["game"], ev["maker"], ev["sohk"]) == ("suit", "A", "A")
+    assert ui.table.match.st.score == [0, 4]
+    # the cursor moved to a game first: the sohk keeps it there
+    ui = started("saare-2020")
+    play(ui, "NEXT NEXT")
+    game = ui.choice_text()
+    _sohk(ui, "B")
+    assert ui.choice_text() == game and game.startswith("Valge pits")
+    # a pits game: the ♦6's catch is one of the innocent pair's results, with the maker's button
+    play(ui, "OK")
+    assert [ui.word(w) for w in ui.items] == ["Pooleli / võit", "♦6 püüdis ♣K", "Karvane"]
+    assert ui.word(ui.says()) == "tegi"
+    _to(ui, "♦6 püüdis ♣K")
+    assert play(ui, "B") == 1
+    ev = saved(ui)[-1]
+    assert (ev["maker"], ev["sohk"], ev["result"], ev["capture"]) == ("B", "B", "capture", "A")
+    # a sohk entered on the results (the game chosen): the innocent pair's results of that game
+    ui = started("saare-2020")
+    play(ui, "NEXT OK")                              # ruutu, its other results
+    _sohk(ui, "A")
+    assert ui.word(ui.title) == "Ruutu" and ui.choice_text() == "Pooleli / võit"
+    play(ui, "LPREV")                                # taken back: the game again, the sohk kept
+    assert ui.deal.answers == {"sohk": "A"} and ui.choice_text() == "Ruutu · võit"
+    play(ui, "OK PREV")                              # ruutu's: "Karvane"
+    assert ui.choice_text() == "Karvane" and play(ui, "B") == 1
+    ev = saved(ui)[-1]
+    assert (ev["game"], ev["maker"], ev["sohk"], ev["result"], ev["winner"]) == ("ruutu", "B", "A", "karvane", "B")
+
+
+def test_schmier_three_points_in_one_press_and_the_last_point_of_another_team_held_for_ok():
+    ui = started("schmier")
+    play(ui, "A")                                    # bid 3 by A
+    assert ui.word(ui.items[2]) == "+3 punkti" and ui.deal.choices[2]["adds"] == 3
+    play(ui, "PREV B")                               # "+3 punkti" (one PREV away) to B
+    assert [ui.tally(i) for i in range(3)] == [0, 3, 0] and ui.rest_left(0) == 3 and ui.cursor == 0
+    play(ui, "C C")                                  # two more to C: one left, "+3" no longer offered
+    assert ui.deal.left() == 1 and "+3 punkti" not in [ui.word(w) for w in ui.items]
+    n = len(saved(ui))
+    play(ui, "C")                                    # the last point with C's button, not the bidder's:
+    assert ui.mode == U.ENTRY and len(saved(ui)) == n   # held, the tally in sight, until OK saves
+    assert [ui.tally(i) for i in range(3)] == [0, 3, 3] and ui.rest_left(0) == -1
+    assert ui.word(ui.items[0]) == "Salvesta" and len(ui.items) == 1 and ui.says() is None
+    assert ui.word(ui.ok_says()) == "salvesta"
+    play(ui, "LPREV")                                # taken back: the whole tally again
+    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and len(ui.items) == 3
+    assert play(ui, "PREV B PREV C OK") == 1         # 3 and 3, held, saved with OK
+    assert saved(ui)[-1]["tally"] == [0, 3, 3]
+    assert play(ui, "A PREV B B B A") == 1           # the bidder's own button on the last point saves at once
+    assert saved(ui)[-1]["tally"] == [1, 5, 0]
 
 
 def test_a_turniirisasku_board_left_out_in_a_room_is_not_stored_under_its_number():
@@ -165,7 +226,9 @@ def _paths(ui, depth):
 def _offered_after(ui, path):
     """The choices offered after path, and whether the step has its own OK answer."""
     d = ui.deal
+    pre = getattr(ui, "pre_answers", {})            # an offence given before the deal (a sohk)
     d.begin(ui.table.match)
+    d.answers.update(pre)
     choices, ok = [], False
     for i in path:
         if not d.show():
@@ -180,6 +243,7 @@ def _offered_after(ui, path):
             choices = list(d.choices)
             ok = d.steps[d.step].get("ok") is not None
     d.begin(ui.table.match)
+    d.answers.update(pre)
     d.show()
     return choices, ok
 
@@ -264,6 +328,7 @@ def _assigned(name, settings=None, boards=None, then=""):
         ui = box(table=t)
         assert ui.mode == U.ENTRY
         play(ui, then)
+        ui.pre_answers = dict(ui.deal.answers)        # a sohk given by `then`, before the deal
         return ui
     return start
 
@@ -276,6 +341,10 @@ FORMS = [(n, _assigned(n)) for n in ("saare-2020", "saare-classic", "sasku", "sc
     ("saare-2020", _assigned("saare-2020", {"pokk_replay_keeps_maker": False}, then="NEXT NEXT OK OK B")),
     ("saare-2020", _assigned("saare-2020", {"all_pass_policy": "ulekula-ruutu", "pits_jann_bonus": True})),
     ("saare-2020", _assigned("saare-2020", {"pits_capture_is_karvane_win": False})),
+    # a sohk given first: its own steps (the buttons name the maker), in a deal and a replay
+    ("saare-2020", _assigned("saare-2020", then="LNEXT NEXT B")),
+    ("saare-classic", _assigned("saare-classic", then="LNEXT NEXT A")),
+    ("saare-2020", _assigned("saare-2020", {"pokk_replay_keeps_maker": False}, then="NEXT NEXT OK OK B LNEXT NEXT A")),
     ("sasku", _assigned("sasku", boards=[3, 3])),
     ("sasku", _assigned("sasku", boards=[1, 4], then="NEXT NEXT OK OK A")),   # board 1 left out: 2 played
 ]
@@ -328,8 +397,9 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
             play(ui, "NEXT")
     # the paths go through OK on a game to its results, and through a tally to its end
     for tag in (("saare-2020", "game", "Suit · won"), ("saare-2020", "result", "Lost"),
-                ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Maker"),
-                ("schmier", "tally", "+1 point"), ("schmier", "tally", "Game point tied")):
+                ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Pokk 60:60"),
+                ("schmier", "tally", "+1 point"), ("schmier", "tally", "Game point tied"),
+                ("schmier", "tally", "+3 points")):
         assert tag in entered, (tag, entered)
 
 

@@ -30,7 +30,7 @@ HOT = {
     "nakk/ui/flows.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
                    "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
     "nakk/ui/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",
-                         "_nobody", "_key", "_value_key", "_asks", "_label", "_named", "fields", "_to_list",
+                         "_nobody", "_unfits", "_fits", "_complete", "_held", "_on", "_innocent", "_tally_list", "_key", "_value_key", "_asks", "_label", "_named", "fields", "_to_list",
                          "_when_field", "_index", "_choice_of", "_put_each", "_put_all", "show", "ok_choice",
                          "left", "_nobodies", "_counted", "tally", "rests"],
     "nakk/event.py": ["check_envelope", "check_fields", "check_pair", "_check_field", "_wrong_kind", "_no_unknown",

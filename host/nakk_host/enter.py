@@ -87,6 +87,8 @@ class Sheet:
                 continue
             if step.get("live") and not self.m.rules.offers(self.m.st, c):
                 continue                      # e.g. a board stored already
+            if c.get("adds") == 0:
+                continue                      # the box's OK after a tally's last point: a line needs none
             out.append(c)
         if step.get("ok") is not None:
             out.append(step["ok"])
@@ -188,7 +190,7 @@ class Sheet:
                 side = words[i].upper() if i < len(words) else None
                 if side not in SIDES[:n]:
                     raise ValueError("%s needs a side: %s" % (c["label"][self.lang], " or ".join(SIDES[:n])))
-                got[SIDES.index(side)] += 1
+                got[SIDES.index(side)] += c.get("adds", 1)     # "+3 punkti": three
                 i += 1
             else:
                 for key in c.get("sets") or {}:

@@ -179,8 +179,8 @@ def main():
     # Schmier with a negative and two-digit scores: A -12, B 21, C 14
     c = Box()
     c.press("PREV OK OK OK OK")
-    c.press("NEXT NEXT A B B C C B C")           # A bids 6, takes nothing: set, A -6; B 3, C 3
-    c.press("NEXT NEXT A B B C C B C")           # again: A -12, B 6, C 6
+    c.press("NEXT NEXT A B B C C B C OK")        # A bids 6, takes nothing (the last point by C: OK saves): A -6; B 3, C 3
+    c.press("NEXT NEXT A B B C C B C OK")        # again: A -12, B 6, C 6
     c.press("NEXT NEXT B OK")                    # B bids 6 and takes everything: B 12
     c.press("NEXT NEXT B OK")                    # B 18
     c.press("NEXT NEXT C OK")                    # C 12

@@ -168,6 +168,11 @@ def _word(v):
 #              when: (field, values): offered only when an earlier answer is one of values
 #              omit: True when the step's own field is left out (the choice only names
 #                    its side field: a sohk names the offender, and no result)
+#              adds: on a tally step, how many a side press adds (default 1; offered while
+#                    that many are left to give)
+#              innocent: (offender field, fields): when a side button commits it, those
+#                    fields get the side that is not the one in the offender field (after a
+#                    sohk: the innocent pair wins, the button names the maker)
 #   side     the default side field for the step's choices (a choice may override)
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same
@@ -176,6 +181,8 @@ def _word(v):
 #            (a pokk among results taken with the winner's button)
 #   named    optional: a field answered earlier; the step is labelled with that
 #            answer's name ("Trump" over the results of a suit game)
+#   only     optional: (field, values): the step is asked only when an earlier answer is one
+#            of values (a sohk's own results, and the ordinary ones without one)
 #   live     optional: True when the ruleset's offers(st, choice) decides, deal by deal, which
 #            of its choices are offered too (the boards not yet stored); its lists are made
 #            whenever it is shown
@@ -188,14 +195,20 @@ def _word(v):
 # UI never writes into a form: it is read-only data once built.
 
 def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, sets=None, says=None,
-           ok_says=None, name=None, omit=False):
+           ok_says=None, name=None, omit=False, adds=1, innocent=None):
     """One answer. side: the field a side button fills while committing it;
     ok: committed with OK instead (or as well); when: (field, values) it is offered for;
     omit: the step's field is left out of the event (value is then None);
+    adds: on a tally step, how many a side press adds; innocent: (offender field, fields)
+    filled with the side that is not the offender's;
     also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
     if omit:
         c["omit"] = True
+    if adds != 1:
+        c["adds"] = adds
+    if innocent is not None:
+        c["innocent"] = innocent
     if side is not None:
         c["side"] = side
     if ok:
@@ -217,7 +230,7 @@ def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, s
     return c
 
 
-def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=None, live=False):
+def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=None, live=False, only=None):
     """One question of a deal form. side: the side field of every choice that names none
     (the choices given are not changed: those that need it are copied)."""
     if side is not None:
@@ -239,6 +252,8 @@ def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=
         s["ok"] = ok
     if live:
         s["live"] = True
+    if only is not None:
+        s["only"] = only
     return s
 
 

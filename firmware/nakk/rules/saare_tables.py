@@ -101,17 +101,48 @@ def forms(rules, cfg):
                             ok_says=("edasi", "next")))
     # OK on any result: a pokk (nobody won), then the maker's button (the step is labelled
     # with the result)
-    result = step("result", "Tulemus", "Result", _results(S, rules, cfg), named="game", ok=_pokk(S))
+    result = step("result", "Tulemus", "Result", _results(S, rules, cfg), named="game", ok=_pokk(S),
+                  only=_NO_SOHK)
+    # the maker of a pokk (not of üleküla, which has none); the step is named by the game, so
+    # a game not moved to before the pokk shows at the maker's press
     maker = step("maker", "Tegija", "Maker", [
-        choice("maker", "Tegija", "Maker", side="maker", says=_MADE, when=("game", tuple(rules.games)))],
-        named="result")
-    deal = [step("game", "Mäng", "Game", wrapped(games)), result, maker]
+        choice("maker", "Pokk 60:60", "Pokk 60:60", side="maker", says=_MADE, when=("result", (S.POKK,)))],
+        named="game", only=("game", tuple(rules.games)))
+    # After a sohk (SM-04) the other pair wins: the game's button as ever ("tegi, võitis": the
+    # deal not played out is the innocent pair's plain win, the offenders' win pays the same),
+    # and OK on it the innocent pair's results that the rules pay by (jänn, karvane, the ♦6's
+    # catch), each with the MAKER's button; a sohk entered on the results goes to these
+    # (a step after the ordinary ones: the steps a deal without a sohk asks come first)
+    sohk = step("result", "Sohk", "Cheat", _sohk_results(S, rules, cfg), named="game", only=_SOHK)
+    deal = [step("game", "Mäng", "Game", wrapped(games)), result, maker, sohk]
     if cfg["pokk_replay_keeps_maker"]:
         # the replay: game and maker as before, only the result is asked
         replay = [step("result", "Kordus", "Replay", _replay_results(S, rules, cfg), ok=_pokk(S))]
     else:
-        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,))) for g in rules.games]), result, maker]
+        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,))) for g in rules.games]), result,
+                  maker, sohk]
     return deal, replay
+
+
+_NO_SOHK = ("sohk", (None,))
+_SOHK = ("sohk", ("A", "B"))
+
+
+def _sohk_results(S, rules, cfg):
+    """The innocent pair's results the rules pay by after a sohk, each with the maker's button:
+    not played out (its plain win) under the cursor, a jänn (in a pits game without it, the
+    ♦6's catch) one NEXT away, karvane one PREV away. Few and shared: less of the box's heap."""
+    jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
+    nojann = tuple(g for g in rules.games if g not in jann)
+    won = ("sohk", ("winner",))
+    every = ("game", tuple(rules.games))      # (not üleküla: it has no maker)
+    out = [choice(S.WIN, "Pooleli / võit", "Halted / won", side="maker", innocent=won, says=_MADE, when=every),
+           choice(S.JANN, "Jänn", "Jänn", side="maker", innocent=won, says=_MADE, when=("game", jann))]
+    if nojann and cfg["pits_capture_is_karvane_win"]:
+        out.append(choice(S.CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="maker", innocent=("sohk", ("capture",)),
+                          says=_MADE, when=("game", nojann)))
+    out.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=won, says=_MADE, when=every))
+    return out
 
 
 def _pokk(S):
@@ -121,39 +152,50 @@ def _pokk(S):
 def _game(S, g, when=None):
     et, en = S._GAME_LABELS[g]
     return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                  sets={"result": S.WIN}, ok=True, says=_MADE_WON, ok_says=_OTHER, name=(et, en), when=when)
+                  sets=_WIN_SETS, ok=True, says=_MADE_WON, ok_says=_OTHER, name=S._GAME_LABELS[g], when=when)
 
 
 def _results(S, rules, cfg):
     """The other results of a game, each with the winner's button (a pokk: the maker's).
     "Made it and won" is not among them: the first step's side button says it in one press.
     Games with jänn and pits games without it each get their list in their own order of
-    likelihood (the cursor meets only the one of the game chosen)."""
+    likelihood (the cursor meets only the one of the game chosen); a choice both lists
+    have in the same place is one choice for both (less of the box's heap)."""
     jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
     nojann = tuple(g for g in rules.games if g not in jann)
     capture = cfg["pits_capture_is_karvane_win"]
-    out = []
+    lists = []
     for games in (jann, nojann):
         if not games:
             continue
-        when = ("game", games)
-        ranked = [choice(S.WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON, when=when)]
-        caught = capture and games is nojann
-        if caught:
+        ranked = [choice(S.WIN, "Kaotas", "Lost", side="winner", opp="maker", says=_WON)]
+        if capture and games is nojann:
             ranked.append(choice(S.CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="capture", also=("maker",),
-                                 says=_MADE_CAUGHT, when=when))
+                                 says=_MADE_CAUGHT))
             ranked.append(choice(S.CAPTURE, "♦6 püüdis (kaotas)", "♦6 caught (lost)", side="capture",
-                                 opp="maker", says=_CAUGHT, when=when))
+                                 opp="maker", says=_CAUGHT))
         if games is jann:
-            ranked.append(choice(S.JANN, "Jänn", "Jänn", side="winner", also=("maker",), says=_MADE_WON,
-                                 when=when))
-            ranked.append(choice(S.JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker",
-                                 says=_WON, when=when))
-        ranked.append(choice(S.KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON,
-                             when=when))
+            ranked.append(choice(S.JANN, "Jänn", "Jänn", side="winner", also=("maker",), says=_MADE_WON))
+            ranked.append(choice(S.JANN, "Jänn (kaotas)", "Jänn (lost)", side="winner", opp="maker", says=_WON))
+        ranked.append(choice(S.KARVANE, "Karvane", "Karvane", side="winner", also=("maker",), says=_MADE_WON))
         ranked.append(choice(S.KARVANE, "Karvane (kaotas)", "Karvane (lost)", side="winner", opp="maker",
-                             says=_WON, when=when))
-        out.extend(wrapped(ranked))
+                             says=_WON))
+        lists.append((("game", games), wrapped(ranked)))
+    out = []
+    if len(lists) == 2 and len(lists[0][1]) == len(lists[1][1]):
+        for a, b in zip(lists[0][1], lists[1][1]):
+            if a["label"] == b["label"]:
+                a["when"] = ("game", tuple(rules.games))
+                out.append(a)
+            else:
+                a["when"] = lists[0][0]
+                b["when"] = lists[1][0]
+                out += [a, b]
+    else:
+        for when, ranked in lists:
+            for c in ranked:
+                c["when"] = when
+            out.extend(ranked)
     if cfg["all_pass_policy"] == "ulekula-ruutu":
         # all passed: no maker; the pair with more eyes, or a pokk
         out.append(choice(S.WIN, "Rohkem silmi", "More eyes", side="winner", says=_WON,
@@ -180,3 +222,4 @@ _MADE = ("tegi", "made it")
 _CAUGHT = ("püüdis", "caught it")
 _MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
 _OTHER = ("muu", "other")
+_WIN_SETS = {"result": "win"}  # what "X · võit" sets, one dict for every game (read only)

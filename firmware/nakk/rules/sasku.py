@@ -288,8 +288,9 @@ class Sasku(Ruleset):
         results.append(choice(WIN, "Rohkem silmi", "More points", side="winner", says=_WON,
                               when=("contract", (ULEKULA,))))
         rest = [step("result", "Tulemus", "Result", results, named="contract", ok=_POKK),
-                step("maker", "Tegija", "Maker", [choice("maker", "Tegija", "Maker", side="maker", says=_MADE,
-                                                         when=("contract", played))], named="result")]
+                step("maker", "Tegija", "Maker", [choice("maker", "Pokk 60:60", "Pokk 60:60", side="maker",
+                                                         says=_MADE, when=("contract", played))],
+                     named="contract")]   # named by the game: one not moved to shows at the maker's press
         boards = [choice(b, "Jaotus %d" % b, "Board %d" % b, ok=True, ok_says=("see", "this"),
                          when=("contract", (None,))) for b in range(lo, hi + 1)]
         # (the last board's steps, and the others': "Muu jaotus", then the board and the game

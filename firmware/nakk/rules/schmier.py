@@ -234,12 +234,17 @@ class Schmier(Ruleset):
         steps = [step("bid", "Pakkumine", "Bid", wrapped(bids))]
         # Each point is worth one, so a tally is the score: a team's button adds one point
         # to that team, OK gives the rest to the bidder's team (which takes most of them:
-        # the screen shows "OK+n" under it). Which point went where is optional detail in
+        # the screen shows "OK+n" under it). "+3 punkti", one PREV away, adds three with one
+        # press (offered while three are left). Which point went where is optional detail in
         # the event, not asked here. The step is labelled with the bid ("Pakkus 4").
         steps.append(step("tally", "Punktid", "Points", [
             choice("point", "+1 punkt", "+1 point", side="tally", says=("+1", "+1")),
             choice(None, "Mängupunkt viik", "Game point tied", ok=True, sets={"game": None},
                    ok_says=("viik", "tied")),
+            choice("point", "+3 punkti", "+3 points", side="tally", says=("+3", "+3"), adds=3),
+            # the last point given with another team's button than the bidder's waits for OK
+            # (dealform: a wrong button there shows on the tally before the hand is saved)
+            choice(None, "Salvesta", "Save", ok=True, ok_says=("salvesta", "save"), adds=0),
         ], count=6, rest="bidder", named="bid"))
         return {}, steps
 

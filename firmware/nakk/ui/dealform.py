@@ -72,6 +72,36 @@ def _counted(got, sides):
     return n
 
 
+def _fits(adds, left):
+    """Whether a tally's choice that adds `adds` is offered with `left` still to give: a side's
+    "+n" while n are left, the "one for nobody" while one is, "Salvesta" (adds 0) once none is."""
+    return adds <= left if adds else left <= 0
+
+
+def _unfits(choices, left):
+    # how many of a tally's choices _fits leaves out (an index, not a for loop: its
+    # iterator would take the frame past 11 words)
+    k = 0
+    i = len(choices)
+    while i:
+        i -= 1
+        if not _fits(choices[i].get("adds", 1), left):
+            k += 1
+    return k
+
+
+def _innocent(a, inn):
+    # after a sohk the innocent pair wins: the fields inn[1] get the side not in field inn[0]
+    who = SIDES[1 - SIDES.index(a[inn[0]])]
+    _put_each(a, inn[1], who)
+
+
+def _tally_list(v, sides):
+    # (apart: a comprehension in _to_list would close over its locals, and closed-over locals
+    # are boxed in cells at every call, a tally or not: 32 bytes a step of every deal)
+    return [(v >> 6 * i) & 63 for i in range(sides)]
+
+
 def _put_each(a, keys, v):
     if keys is not None:
         for k in keys:
@@ -140,8 +170,15 @@ class DealEntry:
         w = c.get("when")
         if w is not None and self._given(w[0]) not in w[1]:
             return False
+        if self._counting and not _fits(c.get("adds", 1), self.left()):
+            return False                  # a tally's "+3" while fewer are left, its "Salvesta" before
         # a tally's "one for nobody" is given once
         return not (self._counting and "sets" in c and self._taken(c))
+
+    def _on(self, stp):
+        """Whether step stp is asked with the answers so far (its `only`: e.g. a sohk's own steps)."""
+        o = stp.get("only")
+        return o is None or self._given(o[0]) in o[1]
 
     def _given(self, field):
         """The answer to field so far (or the form's fixed value), or None."""
@@ -156,7 +193,7 @@ class DealEntry:
     def _key(self, stp):
         """Where show() keeps the current step's lists (see there), or None: made every time."""
         if "count" in stp:
-            return -1 - 2 * self.step - (1 if self._nobody(stp) else 0)
+            return -1 - 64 * self.step - (32 if self._nobody(stp) else 0) - _unfits(stp["choices"], self.left())
         if stp.get("live"):
             return None                   # what the match allows now: made every time
         field = _when_field(stp["choices"])
@@ -230,12 +267,14 @@ class DealEntry:
             self._lists_of = self.steps
         while self.step < len(self.steps):
             stp = self.steps[self.step]
-            if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0):
-                self.step += 1            # answered by an earlier press (or a tally complete)
+            if stp["key"] in self.answers and ("count" not in stp or self.left() <= 0 and not self._held(stp)) \
+                    or not self._on(stp):
+                self.step += 1            # answered by an earlier press (or a tally complete), or not asked
                 continue
             # its lists, made once: a step without conditions under its index; a step whose
             # conditions all read one field once per value of that field (the results of
-            # each game); a tally step once with its "one for nobody" on offer, once without
+            # each game); a tally step once with its "one for nobody" on offer, once without,
+            # each with and without its choices that add more than is left
             at = self._key(stp)
             made = self._lists.get(at) if at is not None else None
             if made is None:
@@ -286,8 +325,7 @@ class DealEntry:
     def _to_list(self, ev, stp):
         # a tally's small int (6 bits a side) as the event's list
         if "count" in stp and stp["key"] in ev:
-            v = ev[stp["key"]]
-            ev[stp["key"]] = [(v >> 6 * i) & 63 for i in range(self.sides)]
+            ev[stp["key"]] = _tally_list(ev[stp["key"]], self.sides)
 
     def answer(self, c, side):
         """Choice c of the current step, committed by side index `side` (None: by OK)."""
@@ -307,12 +345,27 @@ class DealEntry:
         a = self.answers
         got = a.get(stp["key"], 0)
         if side is not None:
-            got += 1 << 6 * side
+            got += c.get("adds", 1) << 6 * side
         else:
             _put_all(a, c.get("sets"))
         a[stp["key"]] = got
         if self.left() <= 0:
+            self._complete(stp, side)
+
+    def _complete(self, stp, side):
+        # a tally given whole: saved at once when the last press is OK or the button of the
+        # side OK gives the rest to; another side's last press is held for OK ("Salvesta"),
+        # so a wrong button on the last point shows on the tally before anything is saved
+        field = stp.get("rest")
+        if side is not None and field is not None and self.answers.get(field) != SIDES[side]:
+            self.answers[stp["key"]] |= 1 << 6 * self.sides
+        else:
+            self.answers[stp["key"]] &= (1 << 6 * self.sides) - 1
             self.step += 1
+
+    def _held(self, stp):
+        """Whether a tally given whole waits for OK (see _complete)."""
+        return (self.answers.get(stp["key"], 0) >> 6 * self.sides) & 1
 
     def _by_side(self, c, side):
         a = self.answers
@@ -322,6 +375,9 @@ class DealEntry:
         if opp is not None:
             a[opp] = SIDES[1 - side]
         _put_all(a, c.get("sets"))
+        inn = c.get("innocent")
+        if inn is not None:
+            _innocent(a, inn)
 
     def ok_choice(self, c):
         """The choice OK commits when c is under the cursor: c itself when OK takes it, else the
@@ -386,8 +442,13 @@ class DealEntry:
                     if c.get(f) is not None:
                         for x in c[f]:
                             a.pop(x, None)
+                if c.get("innocent") is not None:
+                    for x in c["innocent"][1]:
+                        a.pop(x, None)
             a.pop(self.steps[k]["key"], None)
         self.step = j
+        if "count" in stp:
+            offered = self._offered(stp)  # the whole tally is to give again
         self.choices = offered
         self.label = self._label(stp)
         self.labels = [c["label"] for c in offered]

@@ -235,7 +235,8 @@ class Ui(Modes):
         field = d.steps[d.step].get("rest")
         if field is None or "count" not in d.steps[d.step] or d.answers.get(field) != SIDES[side]:
             return -1
-        return d.left()
+        n = d.left()
+        return n if n > 0 else -1          # a tally given whole, held for OK: no "OK+0"
 
     def tick(self):
         """Called by the app between events: times out messages and goes idle. True if the screen changed."""
@@ -440,6 +441,20 @@ class Ui(Modes):
             self._list(deal.label, deal.labels, cur)
             self._set_banner()
 
+    def _deal_offence(self, offence, side, field):
+        """An offence judged inside the deal (Modes'), then the step on screen asked again: with
+        a sohk given the form asks its own results (each with the maker's button); the cursor
+        stays where it was when the step is the same question."""
+        r = Modes._deal_offence(self, offence, side, field)
+        if self.mode == ENTRY and r == _MOVED:
+            deal = self.deal
+            key = deal.steps[deal.step]["key"]
+            cur = self.cursor
+            if not deal.show() or deal.steps[deal.step]["key"] != key or cur >= len(deal.labels):
+                cur = 0
+            r = self._show_step(cur)
+        return r
+
     def _entry_event(self, k, b):
         if self._move(k, b):
             return _MOVED
@@ -463,7 +478,7 @@ class Ui(Modes):
             return self._refuse(W.SIDE)
         if k == K.LONG:
             if b == K.PREV:
-                if deal.step > 0:
+                if deal.done:
                     self._step_back()
                 else:
                     return self._enter_undo()

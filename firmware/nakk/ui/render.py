@@ -309,6 +309,9 @@ class Screen(Regions):
         if steps is None:
             steps = m.rules.form(st, m.cfg)[1]   # a likely match's first deal
         for stp in steps:
+            o = stp.get("only")
+            if o is not None and None not in o[1] and o[0] not in [t["key"] for t in steps]:
+                continue           # asked after an offence only (a sohk's step): drawn when shown
             if _keep(scratch, stp["label"][lang]):
                 yield
             if "live" in stp:
