@@ -178,8 +178,14 @@ class Regions:
                 if colon_w < 0:
                     colon_w = font.width(":")
                 w = (name_w if name_w >= 0 else font.width(name)) + 1 + colon_w + 4 + says_w
+                if w > end - col * i:
+                    # no room for the name as well: the words alone, whole, in the side's own
+                    # column (the column is the side; the names are back on the other steps)
+                    font.text(fb, says, col * i + (end - col * i + 1) // 2, 8, align=font.CENTER,
+                              max_w=end - col * i)
+                    continue
                 x = cx - w // 2 if cx + (w + 1) // 2 <= end else col * i + 1
-                x += font.text(fb, name, x, 8, max_w=col // 2) + 1
+                x += font.text(fb, name, x, 8) + 1
                 x += font.text(fb, ":", x, 8) + 4
                 font.text(fb, says, x, 8, max_w=end - x)
             else:
