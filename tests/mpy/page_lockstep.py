@@ -103,7 +103,8 @@ def play(cursor, presses, seed):
 def main():
     font.warm()
     presses = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    for cursor in range(4):
+    # argv[2]: one ruleset (its place in the start wizard's list), as a box plays one game
+    for cursor in [int(sys.argv[2])] if len(sys.argv) > 2 else range(4):
         print(json.dumps(play(cursor, presses, 11 + cursor)))
 
 
