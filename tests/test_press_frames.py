@@ -24,8 +24,8 @@ WORDS = 11          # VM_MAX_STATE_ON_STACK / sizeof(mp_uint_t)
 
 # file -> functions (by name) a press of the deal entry calls, many of them several times
 HOT = {
-    "nakk/drivers/buttons.py": ["poll", "_replay", "_advance", "_due", "_sleep_ms", "_deadline", "_edge",
-                        "_edge1", "_fire", "_emit", "_deliver"],
+    "nakk/drivers/buttons.py": ["_advance", "_due", "_sleep_ms", "_deadline", "_edge", "_fire", "_emit",
+                                "_deliver"],
     "nakk/app.py": ["_press", "on_event", "frame"],
     "nakk/ui/flows.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
                    "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
@@ -33,27 +33,37 @@ HOT = {
                          "_nobody", "_key", "_value_key", "_asks", "_label", "_named", "fields", "_to_list",
                          "_when_field", "_index", "_choice_of", "_put_each", "_put_all", "show", "ok_choice",
                          "left", "_nobodies", "_counted", "tally", "rests"],
-    "nakk/event.py": ["check_envelope", "check_fields", "check_pair", "_check_field", "_wrong_kind", "_no_unknown",
-                      "_extra", "_find", "kind_ok", "_short"],
+    "nakk/event.py": ["check_envelope", "check_fields", "_find", "kind_ok", "_short"],
     "nakk/table.py": ["submit"],
-    "nakk/match.py": ["apply", "_undoable", "_format_has"],
+    "nakk/match.py": ["apply"],
     "nakk/rules/common.py": ["side_index", "check"],
     "nakk/rules/saare.py": ["_points", "_end_bonuses", "_mark_bonuses", "_mark_bonus", "_prillid"],
-    "nakk/ui/render.py": ["_clear", "_key", "_kept_page", "_use", "_keep_page", "_oldest", "_slot", "_mix",
-                       "_score_sig"],
+    "nakk/ui/render.py": ["_clear", "_key", "_slot", "_mix", "_score_sig"],
     "nakk/ui/regions.py": ["_ok_head"],
     "nakk/drivers/font.py": ["text", "_row", "_run", "width", "digits", "digits_width", "_big_width", "_cached",
                      "kept"],
 }
 
 
-# Still on the heap, one call each a press (making them native would cost ~12 KB of RAM, and
-# splitting them is not worth what it saves): the drawing (draw, _head, _names, _score, _foot,
-# _choice, _answers) and Saare's scoring (deal, _result, _sohk). Known, and checked to stay
-# known (a new big frame on a press's path goes in HOT or here, with a reason).
+# Frames on the heap, each with its reason (a new big frame on a press's path goes in HOT or
+# here). On the shipped UF2 a heap frame costs ~10 µs more than a small one at the median of
+# a match's presses, ~130 µs at worst (bench/bench_emu_frame.py, docs/latency.md): a function
+# called once or twice a press may have one and be written plainly; loops and what a press
+# calls many times stay in HOT.
 ON_HEAP = {
-    "nakk/ui/render.py": ["draw"],
+    # once an edge (poll) or twice (_edge1: a pulse is replayed): locals, one loop for the ring
+    "nakk/drivers/buttons.py": ["poll", "_edge1"],
+    # twice an entry (the envelope's check, the rules' deal check): one function, no helpers
+    "nakk/event.py": ["check_pair"],
+    # once an entry: the rules, state and settings in locals, the format check inline
+    "nakk/match.py": ["_undoable"],
+    # the frame (once a press), and the kept names line and foot (each at most once a frame):
+    # the slot search, its age and its use in one function each
+    "nakk/ui/render.py": ["draw", "_kept_page", "_keep_page"],
+    # the drawing of each region (once a press that changes it): making them native would
+    # cost ~12 KB of RAM on the .mpy path
     "nakk/ui/regions.py": ["_head", "_names", "_score", "_foot", "_choice", "_answers"],
+    # Saare's scoring of a deal (once an entry)
     "nakk/rules/saare.py": ["deal", "_result", "_sohk"],
 }
 
