@@ -1,12 +1,14 @@
-"""The functions a deal's presses call every time keep their frames off the heap.
+"""The functions a deal's presses call many times keep their frames off the heap.
 
 MicroPython puts a bytecode function's frame (its arguments, locals and value stack) on the
 heap at every call when it is larger than 11 words (VM_MAX_STATE_ON_STACK in py/objfun.c),
-and frees it on return. On the Pico the app's heap is fragmented, and each such allocation
-scans the allocation table: ~0.1 ms a call on the emulated Pico in the middle of a match,
-against ~10 us for a frame on the C stack (docs/latency.md, "Frames on the heap"). A deal
-entry made some 35 of those calls. So each function below either fits in 11 words or is
-@micropython.native (its frame on the C stack, and machine code).
+and frees it on return. Each such allocation scans the allocation table from the lowest
+free block: measured inside a match's presses (bench/bench_emu_frame.py), ~10 µs more than a
+frame on the C stack at the median on the shipped UF2 (~130 µs at worst), 25-30 µs on the
+`.mpy` path's tighter heap (~400 µs at worst). So each function in HOT (loops, and what a
+press calls many times) either fits in 11 words or is @micropython.native (its frame on the
+C stack, and machine code); a function a press calls once or twice may have a big frame
+and be written plainly, listed in ON_HEAP with its reason (docs/latency.md).
 
 The frame sizes are read from the unix port's compiler (`micropython -v -v` prints each
 code block's N_STATE and N_EXC_STACK: the numbers mpy-cross writes into the .mpy; an
@@ -26,7 +28,7 @@ WORDS = 11          # VM_MAX_STATE_ON_STACK / sizeof(mp_uint_t)
 HOT = {
     "nakk/drivers/buttons.py": ["_advance", "_due", "_sleep_ms", "_deadline", "_edge", "_fire", "_emit",
                                 "_deliver"],
-    "nakk/app.py": ["_press", "on_event", "frame"],
+    "nakk/app.py": ["on_event", "frame"],
     "nakk/ui/flows.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
                    "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
     "nakk/ui/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",
@@ -51,6 +53,9 @@ HOT = {
 # called once or twice a press may have one and be written plainly; loops and what a press
 # calls many times stay in HOT.
 ON_HEAP = {
+    # the driver's sink, once an event: its exception handler makes it 16 words (it was native
+    # for that alone)
+    "nakk/app.py": ["_press"],
     # once an edge (poll) or twice (_edge1: a pulse is replayed): locals, one loop for the ring
     "nakk/drivers/buttons.py": ["poll", "_edge1"],
     # twice an entry (the envelope's check, the rules' deal check): one function, no helpers
