@@ -70,6 +70,10 @@ ON_HEAP = {
     "nakk/ui/regions.py": ["_head", "_names", "_score", "_foot", "_choice", "_answers"],
     # Saare's scoring of a deal (once an entry)
     "nakk/rules/saare.py": ["deal", "_result", "_sohk"],
+    # a kept word blitted rather than copied (off the page grid, or cut to its place: ~1.3 a
+    # press over the screens of tests/mpy/screens.py), and a word's first drawing (words are
+    # drawn ahead between presses)
+    "nakk/drivers/font.py": ["_put_kept", "_draw_kept"],
 }
 
 
