@@ -26,8 +26,8 @@ WORDS = 11          # VM_MAX_STATE_ON_STACK / sizeof(mp_uint_t)
 
 # file -> functions (by name) a press of the deal entry calls, many of them several times
 HOT = {
-    "nakk/drivers/buttons.py": ["_advance", "_due", "_sleep_ms", "_deadline", "_edge", "_fire", "_emit",
-                                "_deliver"],
+    "nakk/drivers/buttons.py": ["poll", "_replay", "_advance", "_due", "_sleep_ms", "_deadline", "_edge",
+                                "_edge1", "_fire", "_emit", "_deliver"],
     "nakk/app.py": ["on_event", "frame"],
     "nakk/ui/flows.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
                    "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
@@ -56,8 +56,6 @@ ON_HEAP = {
     # the driver's sink, once an event: its exception handler makes it 16 words (it was native
     # for that alone)
     "nakk/app.py": ["_press"],
-    # once an edge (poll) or twice (_edge1: a pulse is replayed): locals, one loop for the ring
-    "nakk/drivers/buttons.py": ["poll", "_edge1"],
     # twice an entry (the envelope's check, the rules' deal check): one function, no helpers
     "nakk/event.py": ["check_pair"],
     # once an entry: the rules, state and settings in locals, the format check inline

@@ -218,33 +218,38 @@ class Buttons:
 
     # ---- decisions (run by the tasks; tests call poll(now) directly) -------
 
-    # The functions a poll runs many times (the timers' _advance, _due, _deadline, _fire, _emit)
-    # keep their frames within 11 words: a bigger one is allocated on the heap at every call
-    # (docs/latency.md). poll and _edge1, once or twice an edge, keep locals.
+    # The driver's functions keep their frames at most 11 words (arguments, locals and the
+    # value stack): a bigger one is allocated on the heap at every call, and poll runs at each
+    # wake of both tasks and each edge. Hence the small helpers and the attributes read again
+    # rather than kept in locals: poll with its ring loop inline and _edge1 with locals (heap
+    # frames) made the .mpy path's slowest cursor move 10.2 ms instead of 8.3-9.0
+    # (docs/latency.md).
     def poll(self, now=None):
         """Replay latched edges and fire timers up to `now`; emit events. Allocates nothing."""
-        diff = self._diff
         if now is None:
             now = self._ms()
-        if diff(now, self._now) < 0:
+        if self._diff(now, self._now) < 0:
             now = self._now
-        while self._tail != self._head:
-            # the oldest latched edge, unless it came after `now` was read (then the next
-            # poll): the timers due before it fire first
-            tail = self._tail
-            t = self._rt[tail]
-            if diff(t, now) > 0:
-                break
-            c = self._ri[tail]
-            self._tail = (tail + 1) & self._rmask
-            if diff(t, self._now) < 0:
-                t = self._now
-            self._advance(t)
-            self._edge(c & 7, t, 0 if c & _R_LEVEL else 1, c & _R_BOTH)
+        while self._tail != self._head and self._replay(now):
+            pass
         if self.overflows != self._ovf_seen:
             self._reread(now)
         self._advance(now)
         self.polled = now
+
+    def _replay(self, now):
+        # The oldest latched edge, unless it came after `now` was read (then the next poll):
+        # the timers due before it fire first. True if it was replayed.
+        t = self._rt[self._tail]
+        if self._diff(t, now) > 0:
+            return False
+        c = self._ri[self._tail]
+        self._tail = (self._tail + 1) & self._rmask
+        if self._diff(t, self._now) < 0:
+            t = self._now
+        self._advance(t)
+        self._edge(c & 7, t, 0 if c & _R_LEVEL else 1, c & _R_BOTH)
+        return True
 
     def _reread(self, now):
         # The ISR's ring overflowed: edges were lost, so read every pin as it is now.
@@ -263,28 +268,25 @@ class Buttons:
         self._edge1(i, t, pressed)
 
     def _edge1(self, i, t, pressed):
-        raw = self._raw
-        if pressed == raw[i]:
+        if pressed == self._raw[i]:
             return
-        raw[i] = pressed
+        self._raw[i] = pressed
         s = self._st[i]
-        fl = self._fl
-        te = self._te
-        if (s == _DOWN and not pressed and i >= NSIDE and not fl[i] & _F_DONE
-                and self._diff(t, te[i]) >= self.debounce_ms):
+        if (s == _DOWN and not pressed and i >= NSIDE and not self._fl[i] & _F_DONE
+                and self._diff(t, self._te[i]) >= self.debounce_ms):
             # The first release edge of a cluster press that was down steadily
             # for debounce_ms (a real press: no spike, no press bounce, no
             # replayed tap): SHORT now, at the edge's time (self._now == t).
             # The button stays DOWN until the release is confirmed.
-            fl[i] |= _F_SHORT
+            self._fl[i] |= _F_SHORT
             self._emit((SHORT << 3) | i)
-        te[i] = t
+        self._te[i] = t
         if s != _IDLE:
             return  # bounce, release or a faulted button: timers decide
         # IDLE and now pressed: the leading edge of a press.
         self._st[i] = _DOWN
         self._td[i] = t
-        fl[i] = 0
+        self._fl[i] = 0
         if i < NSIDE:
             self._emit((PRESS << 3) | i)
 
