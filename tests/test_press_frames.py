@@ -28,7 +28,7 @@ WORDS = 11          # VM_MAX_STATE_ON_STACK / sizeof(mp_uint_t)
 HOT = {
     "nakk/drivers/buttons.py": ["poll", "_replay", "_advance", "_due", "_sleep_ms", "_deadline", "_edge",
                                 "_edge1", "_fire", "_emit", "_deliver"],
-    "nakk/app.py": ["on_event", "frame"],
+    "nakk/app.py": ["_press", "on_event", "frame"],
     "nakk/ui/flows.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
                    "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
     "nakk/ui/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",
@@ -53,9 +53,6 @@ HOT = {
 # called once or twice a press may have one and be written plainly; loops and what a press
 # calls many times stay in HOT.
 ON_HEAP = {
-    # the driver's sink, once an event: its exception handler makes it 16 words (it was native
-    # for that alone)
-    "nakk/app.py": ["_press"],
     # twice an entry (the envelope's check, the rules' deal check): one function, no helpers
     "nakk/event.py": ["check_pair"],
     # once an entry: the rules, state and settings in locals, the format check inline

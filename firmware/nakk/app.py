@@ -28,7 +28,7 @@ What other tasks may use (the link, the simulator's control channel):
   settled()           no event queued or latched, no entry unsaved, no button held
 """
 
-from nakk.compat import clock, const
+from nakk.compat import clock, const, micropython
 
 _IMPORT_GC = const(16384)   # bytes allocated between two collections while the app's modules load
 
@@ -281,8 +281,10 @@ class App:
         self.screen.keep_detail(ui.undo_words())
 
     # ------------------------------------------------------------ tasks
-    # once a press: its frame (16 words with the exception handler) on the heap costs ~10 µs
-    # (docs/latency.md), so it is bytecode
+    # native: its exception handler makes a frame of 16 words, which bytecode puts on the heap,
+    # and that frame lives through the whole press (as bytecode the .mpy path's cursor moves
+    # took ~0.3 ms more at the median, docs/latency.md)
+    @micropython.native
     def _press(self, ev):
         """The driver's sink (Buttons.sink): each event, handled in the driver's own task
         right after the poll that decided it (one task woken by the ISR, not two)."""
