@@ -40,7 +40,8 @@ HOT = {
     "nakk/match.py": ["apply"],
     "nakk/rules/common.py": ["side_index", "check"],
     "nakk/rules/saare.py": ["_points", "_end_bonuses", "_mark_bonuses", "_mark_bonus", "_prillid"],
-    "nakk/ui/render.py": ["_clear", "_key", "_slot", "_mix", "_score_sig"],
+    "nakk/ui/render.py": ["_clear", "_key", "_kept_page", "_use", "_keep_page", "_oldest", "_slot", "_mix",
+                          "_score_sig"],
     "nakk/ui/regions.py": ["_ok_head"],
     "nakk/drivers/font.py": ["text", "_row", "_run", "width", "digits", "digits_width", "_big_width", "_cached",
                      "kept"],
@@ -57,9 +58,8 @@ ON_HEAP = {
     "nakk/event.py": ["check_pair"],
     # once an entry: the rules, state and settings in locals, the format check inline
     "nakk/match.py": ["_undoable"],
-    # the frame (once a press), and the kept names line and foot (each at most once a frame):
-    # the slot search, its age and its use in one function each
-    "nakk/ui/render.py": ["draw", "_kept_page", "_keep_page"],
+    # the frame, once a press
+    "nakk/ui/render.py": ["draw"],
     # the drawing of each region (once a press that changes it): making them native would
     # cost ~12 KB of RAM on the .mpy path
     "nakk/ui/regions.py": ["_head", "_names", "_score", "_foot", "_choice", "_answers"],

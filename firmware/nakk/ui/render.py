@@ -198,7 +198,9 @@ class Screen(Regions):
                 e[0] = False
 
     # A kept page's key is four values (k0..k3), put by _key into a list made once (a tuple
-    # made for it would be a multi-block allocation in every press).
+    # made for it would be a multi-block allocation in every press), so that _kept_page and
+    # _keep_page take few arguments: a frame of more than 11 words is allocated on the heap
+    # at every call (docs/latency.md).
     def _key(self, k0, k1, k2, k3):
         k = self._k
         k[0] = k0
@@ -213,36 +215,29 @@ class Screen(Regions):
         if self.buf is None:
             return None
         pages = self._pages
-        k0, k1, k2, k3 = self._k
-        for i in range(r * _KEPT, r * _KEPT + _KEPT):
+        k = self._k
+        i = r * _KEPT
+        while i < r * _KEPT + _KEPT:
             e = pages[i]
-            if e is not None and e[0] and e[1] == k0 and e[2] == k1 and e[3] == k2 and e[4] == k3:
+            if e is not None and e[0] and e[1] == k[0] and e[2] == k[1] and e[3] == k[2] and e[4] == k[3]:
                 self._pv[page][:] = e[5]
-                self._used = e[7] = (self._used + 1) & _MASK
-                return e
+                return self._use(e)
+            i += 1
         return None
 
+    def _use(self, e):
+        self._used = u = (self._used + 1) & _MASK
+        e[7] = u
+        return e
+
     def _keep_page(self, r, page, x=0):
-        """Keep region r's page as just drawn, for the key (_key), in an unmade or emptied slot
-        of r, else in the one least recently drawn or copied (a step's page that comes back
-        every deal stays while the cursor's pages of the games list come and go)."""
+        """Keep region r's page as just drawn, for the key (_key) (r's least recently used slot gives way)."""
         if self.buf is None:
             return
-        pages = self._pages
-        used = self._used
-        best = age = -1
-        for i in range(r * _KEPT, r * _KEPT + _KEPT):
-            e = pages[i]
-            if e is None or not e[0]:
-                best = i
-                break
-            a = (used - e[7]) & _MASK
-            if a > age:
-                best = i
-                age = a
-        e = pages[best]
+        i = self._oldest(r)
+        e = self._pages[i]
         if e is None:
-            e = pages[best] = self._slot()   # made once per slot
+            e = self._pages[i] = self._slot()   # made once per slot
         k = self._k
         e[1] = k[0]
         e[2] = k[1]
@@ -251,7 +246,25 @@ class Screen(Regions):
         e[5][:] = self._pv[page]
         e[6] = x
         e[0] = True
-        self._used = e[7] = (used + 1) & _MASK
+        self._use(e)
+
+    def _oldest(self, r):
+        """Region r's slot to fill: an unmade or emptied one, else the one least recently drawn
+        or copied (a step's page that comes back every deal stays while the cursor's pages of
+        the games list come and go)."""
+        best = -1
+        age = -1
+        j = r * _KEPT
+        while j < r * _KEPT + _KEPT:
+            e = self._pages[j]
+            if e is None or not e[0]:
+                return j
+            a = (self._used - e[7]) & _MASK
+            if a > age:
+                best = j
+                age = a
+            j += 1
+        return best
 
     def _slot(self):
         return [False, None, None, None, None, bytearray(_W), 0, 0]
