@@ -415,9 +415,6 @@ def kind_ok(value, kind):
     return True
 
 
-# check_fields and its helpers keep their frames within 11 words (on the Pico a bigger one is
-# allocated on the heap at every call, ~0.1 ms on the app's heap: the deal entry checks every
-# event it makes), hence the small steps.
 def check_fields(ev, required, optional):
     """Check an event's fields against (name, kind) lists; unknown fields are rejected (optional=None: not checked)."""
     check_pair(ev, (required, optional))
@@ -426,38 +423,23 @@ def check_fields(ev, required, optional):
 def check_pair(ev, pair):
     """check_fields with its two lists in one pair made once (SCHEMA's, a ruleset's constant):
     the deal entry checks each event twice, and then makes no tuple for it."""
-    for f in pair[0]:
-        _check_field(ev, f)
-    if pair[1] is not None:
-        _no_unknown(ev, pair)
-
-
-def _check_field(ev, f):
-    name = f[0]
-    if name not in ev:
-        raise EventError(name, "missing")
-    if not kind_ok(ev[name], f[1]):
-        _wrong_kind(name, f[1])
-
-
-def _wrong_kind(name, kind):
-    raise EventError(name, "must be %s" % _KIND_WORDS[kind])
-
-
-def _no_unknown(ev, lists):
+    required, optional = pair
+    for name, kind in required:
+        if name not in ev:
+            raise EventError(name, "missing")
+        if not kind_ok(ev[name], kind):
+            raise EventError(name, "must be %s" % _KIND_WORDS[kind])
+    if optional is None:
+        return
     for name in ev:
-        if name != "seq" and name != "type":
-            _extra(ev, name, lists)
-
-
-def _extra(ev, name, lists):
-    # a field the type does not require: one it allows, of its kind
-    if _find(lists[0], name) is None:
-        kind = _find(lists[1], name)
+        # a field the type does not require: one it allows, of its kind
+        if name == "seq" or name == "type" or _find(required, name) is not None:
+            continue
+        kind = _find(optional, name)
         if kind is None:
             raise EventError(name, "unknown field for a %s event" % ev.get("type"))
         if not kind_ok(ev[name], kind):
-            _wrong_kind(name, kind)
+            raise EventError(name, "must be %s" % _KIND_WORDS[kind])
 
 
 def _find(fields, name):

@@ -129,25 +129,31 @@ class Match:
     def _undoable(self, t, ev):
         if self.locked():
             raise EventError("type", "the result is locked: every side has confirmed or disputed it")
+        rules = self.rules
+        st = self.st
+        cfg = self.cfg
         if t == "forfeit":
-            if self.st.over:
+            if st.over:
                 raise EventError("type", "the match is already over")
-            by = self.rules.side(ev, "by")
+            by = rules.side(ev, "by")
         elif t == "adjust":
-            side = self.rules.side(ev, "side")
-            if self.st.over:
+            side = rules.side(ev, "side")
+            if st.over:
                 raise EventError("type", "the match is over; the judge corrects a result on the judge's side")
         # The rules check everything before they change the state, so a
         # rejected event leaves it as it was (a property test holds them to it).
         if t == "deal":
-            self._format_has(ev)
-            self.rules.deal(self.st, ev, self.cfg)
+            v = self.setup["v"]
+            for fs in rules.newer_fields:       # the deal's fields are in the match's event format
+                if v < fs[1] and fs[0] in ev:
+                    _too_new(fs, v)
+            rules.deal(st, ev, cfg)
         elif t == "redeal":
-            self.rules.redeal(self.st, ev, self.cfg)
+            rules.redeal(st, ev, cfg)
         elif t == "penalty":
-            self.rules.penalty(self.st, ev, self.cfg)
+            rules.penalty(st, ev, cfg)
         elif t == "adjust":
-            self.rules.adjust(self.st, side, ev["points"], self.cfg)
+            rules.adjust(st, side, ev["points"], cfg)
         else:
             self._forfeit(by)
         self.in_force.append(ev["seq"])
@@ -159,15 +165,6 @@ class Match:
             self.confirmed = []
         if self.disputed:
             self.disputed = []
-
-    # (_undoable's helpers keep its frame and theirs within 11 words: on the Pico a bigger
-    # frame is a heap allocation at every call, and a deal's entry goes through here)
-    def _format_has(self, ev):
-        # the deal's fields are in the match's event format
-        v = self.setup["v"]
-        for fs in self.rules.newer_fields:
-            if v < fs[1] and fs[0] in ev:
-                _too_new(fs, v)
 
     def _forfeit(self, by):
         st = self.st
