@@ -299,6 +299,21 @@ def presses_on(picoemu, a, B, img, n, uf2, said=None):
     return results
 
 
+
+def dumped(emu, pin, who):
+    """The lines a bench main.py prints when `pin` is pulsed (after 1.5 s of quiet), up to its END."""
+    with emu.serial_socket(timeout=0.5) as s:
+        emu.wait_until_us(emu.now_us() + 1500000)
+        emu.press(pin, 50)
+        out = b""
+        t0 = time.monotonic()
+        while b"END" not in out:
+            if time.monotonic() - t0 > 60:
+                sys.exit("%s: no record from the box; it said: %r" % (who, out[-300:]))
+            out += s.read_until(b"END", timeout=2)
+            emu.wait_us(20000)
+    return out.decode(errors="replace").splitlines()
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="one match (saare-2020 + undo/penalty), no .py boot")

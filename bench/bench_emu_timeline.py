@@ -32,7 +32,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_emu as E  # noqa: E402
@@ -190,17 +189,7 @@ def play(picoemu, img, script, uf2=None, results=False):
             if wrote:
                 first = False
             rows.append((i, name, long, kind, edge, b[0][1] if b else None))
-        with emu.serial_socket(timeout=0.5) as s:
-            emu.wait_until_us(emu.now_us() + 1500000)
-            emu.press(DUMP_PIN, 50)
-            out = b""
-            t0 = time.monotonic()
-            while b"END" not in out:
-                if time.monotonic() - t0 > 60:
-                    sys.exit("bench_emu_timeline: no record from the box; it said: %r" % out[-300:])
-                out += s.read_until(b"END", timeout=2)
-                emu.wait_us(20000)
-    lines = out.decode(errors="replace").splitlines()
+        lines = E.dumped(emu, DUMP_PIN, "bench_emu_timeline")
     P = [[int(x) for x in ln.split()[1:]] for ln in lines if ln.startswith("P ")]
     busy = [[int(x) for x in ln.split()[1:]] for ln in lines if ln.startswith("W ")]
     return rows, P, busy
