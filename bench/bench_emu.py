@@ -300,6 +300,16 @@ def presses_on(picoemu, a, B, img, n, uf2, said=None):
 
 
 
+
+# The box's side of dumped(): a bench main.py's `async def dump()` whose body prints its records
+# and END, run once the pin is pulled low (the MicroPython text, given the pin)
+DUMP_ON_PIN = b"""flag = asyncio.ThreadSafeFlag()
+pin = Pin(%d, Pin.IN, Pin.PULL_UP)
+pin.irq(lambda p: flag.set(), Pin.IRQ_FALLING)
+async def dump():
+    await flag.wait()
+"""
+
 def dumped(emu, pin, who):
     """The lines a bench main.py prints when `pin` is pulsed (after 1.5 s of quiet), up to its END."""
     with emu.serial_socket(timeout=0.5) as s:

@@ -75,17 +75,12 @@ def press(ev):
     probe(k * 6 + 3)
     st[0] = k + 1
 a.buttons.sink = press
-flag = asyncio.ThreadSafeFlag()
-pin = Pin(%d, Pin.IN, Pin.PULL_UP)
-pin.irq(lambda p: flag.set(), Pin.IRQ_FALLING)
-async def dump():
-    await flag.wait()
-    for k in range(st[0]):
+%s    for k in range(st[0]):
         print("R", " ".join(str(R[k * 6 + i]) for i in range(6)))
     print("END")
 a.spawn(dump())
 asyncio.run(a.run())
-""" % DUMP_PIN
+""" % (E.DUMP_ON_PIN % DUMP_PIN)
 
 
 def play(picoemu, img, uf2, keys, boxed):

@@ -140,19 +140,14 @@ def busy(f, odd):
     return w
 a.frame = busy(a.frame, 1)
 a._idle = busy(a._idle, 0)
-flag = asyncio.ThreadSafeFlag()
-pin = Pin(%d, Pin.IN, Pin.PULL_UP)
-pin.irq(lambda p: flag.set(), Pin.IRQ_FALLING)
-async def dump():
-    await flag.wait()
-    for k in range(st[0]):
+%s    for k in range(st[0]):
         print("P", " ".join(str(P[k * 13 + i]) for i in range(13)))
     for k in range(st[1]):
         print("W", W[k], WD[k])
     print("END")
 a.spawn(dump())
 asyncio.run(a.run())
-""" % DUMP_PIN
+""" % (E.DUMP_ON_PIN % DUMP_PIN)
 
 
 def play(picoemu, img, script, uf2=None, results=False):
