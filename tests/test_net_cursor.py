@@ -85,7 +85,11 @@ def test_the_cursor_skips_and_starts_again_after_a_seal(tmp_path):
     n = j.latest()
     buf = bytearray(READ_BUF)
     c = Cursor(j, n)
-    assert len(c.take(buf, 8, 3)) == 3 and c.i == 6       # three passed over, three kept
+    kept = []
+    while c.i < 6:
+        kept.extend(c.take(buf, 6 - c.i, max(0, 3 - c.i)))   # three passed over, three kept
+    assert kept == list(j.records(n, kinds=True))[3:6]
+    j._tail(n)
     for k in range(6, 40):
         j.append(n, _ev(n, k, rnd))                       # the segment it was in is sealed away
     rest = []

@@ -44,7 +44,7 @@ RETRY_MS = const(500)     # first pause after a failed connection (doubles, up t
 RETRY_MAX_MS = const(16000)
 IDLE_MS = const(5000)     # with nothing to send, look at the journal again after this long anyway
 _BATCH = const(8)         # records read (or passed over) in one step at most
-_CHUNK = const(512)       # bytes of a file read at once (a longer record: the whole buffer)
+_CHUNK = const(1024)      # bytes of a file read at once (a longer record: the whole buffer)
 _RX = const(256)
 _LINE = const(512)
 
@@ -371,14 +371,16 @@ class Cursor:
 
     def take(self, buf, k, skip=0):
         """Up to k records from here as [(kind, payload)], the first `skip` passed over, not kept
-        (they count in k); at most 3 reads of a file. A file gone since the last call (its segment
-        sealed into the body): a walk from the match's first record again, up to record i."""
+        (they count in k): one read of a file and a look at the match's files at most (littlefs
+        takes ~1-2 ms on the Pico to open a file or list a directory). A file gone since the last
+        call (its segment sealed into the body): a walk from the match's first record again, up to
+        record i."""
         out = []
         self.end = False
         d = self.j._mdir(self.n)
         mv = memoryview(buf)
         size = _CHUNK
-        for _ in range(3):
+        for _ in range(2):
             if k <= 0:
                 break
             try:
@@ -389,10 +391,10 @@ class Cursor:
                 if self._s >= 0 or self._off:
                     self._w = self._off = 0     # from the first again, up to record i
                     self._s = self._sealed = -1
-                elif not self._advance(d):    # no body (yet): its first segment, if any
+                    continue
+                if not self._advance(d):        # no body (yet): its first segment, if any
                     self.end = True
-                    break
-                continue
+                break
             try:
                 f.seek(self._off)
                 got = f.readinto(mv[:size])
@@ -428,9 +430,10 @@ class Cursor:
             self._off += pos
             if nxt == record.TRUNCATED and pos == 0:
                 size = len(buf)    # a record longer than a chunk
-            elif nxt == record.END and eof and k > 0 and not self._advance(d):
-                self.end = True
-                break
+            elif nxt == record.END and eof and k > 0:
+                if not self._advance(d):
+                    self.end = True
+                break              # the next file is read at the next call
         return out
 
     def _advance(self, d):
