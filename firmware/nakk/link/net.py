@@ -228,17 +228,23 @@ class Net:
         t0 = time.ticks_ms()
         while True:
             while self._rxi < self._rxn:
-                c = rx[self._rxi]
-                self._rxi += 1
-                if c == 10:
-                    n = self._ln
-                    self._ln = 0
-                    if n >= 2 and proto.is_frame(line):
-                        return bytes(line[:n])
-                elif self._ln < len(line):
-                    line[self._ln] = c
-                    self._ln += 1
-                # (a longer line is cut to the buffer; its CRC then fails and it is dropped)
+                # the bytes up to the line's end copied at once (a loop over each byte: ~3 ms an answer)
+                i = self._rxi
+                j = rx.find(b"\n", i, self._rxn)
+                m = (self._rxn if j < 0 else j) - i
+                if m > len(line) - self._ln:
+                    m = len(line) - self._ln   # a longer line is cut to the buffer; its CRC then fails
+                if m > 0:
+                    line[self._ln:self._ln + m] = memoryview(rx)[i:i + m]
+                    self._ln += m
+                if j < 0:
+                    self._rxi = self._rxn
+                    break
+                self._rxi = j + 1
+                n = self._ln
+                self._ln = 0
+                if n >= 2 and proto.is_frame(line):
+                    return bytes(line[:n])
             left = ms - time.ticks_diff(time.ticks_ms(), t0)
             if left <= 0:
                 return None
