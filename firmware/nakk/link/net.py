@@ -377,10 +377,9 @@ class Cursor:
 
     def take(self, buf, k, skip=0):
         """Up to k records from here as [(kind, payload)], the first `skip` passed over, not kept
-        (they count in k): one read of a file and a look at the match's files at most (littlefs
-        takes ~1-2 ms on the Pico to open a file or list a directory). A file gone since the last
-        call (its segment sealed into the body): a walk from the match's first record again, up to
-        record i."""
+        (they count in k): one read of a file and one listing of the match's files at most (~1-2 ms
+        each on the Pico). A file gone since the last call (its segment sealed into the body): a
+        walk from the match's first record again, up to record i."""
         out = []
         self.end = False
         d = self.j._mdir(self.n)
