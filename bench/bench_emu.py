@@ -27,7 +27,8 @@ same build, box, key and main.py: without a network given (the live link not sta
 one, the live link (nakk/link/net.py) sending every entry as it does to the judge's server, here to
 a peer inside the box (board.net.open_connection; the emulator has no Wi-Fi chip) that answers as
 the live server does after a 5 ms round trip (bench/emu_live_main.py, the box's main.py in both
-runs); the peer's count of stored events and the longest steps of the link and the peer are printed.
+runs); the peer's count of stored events and the longest steps of the link and the peer (and how many
+were over 5 ms) are printed.
 Presses are grouped by kind: the start wizard's (before the match is set up)
 apart from the presses of a deal, and the OK that confirms an undo apart from
 cursor moves. BENCH_EMU_SLOW=MS also lists every press slower than MS.

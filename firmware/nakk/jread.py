@@ -395,6 +395,14 @@ class _Reader:
         """Whether match n is on flash."""
         return n in self._tails
 
+    def after(self, n):
+        """The lowest match number above n on flash, or None (no list made)."""
+        m = None
+        for k in self._tails:
+            if k > n and (m is None or k < m):
+                m = k
+        return m
+
     def latest(self):
         """The highest match number on flash, or None."""
         last = None

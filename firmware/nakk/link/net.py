@@ -12,8 +12,10 @@ answer, which names the seq it wants next, and goes on from there. What it
 has sent is a number in RAM (match, next record): after a reboot or a lost
 connection it asks again from the first record of the oldest match, and the
 server's answer moves it past what is stored. Nothing here writes the
-journal, and no step holds the loop long: a pass over flash reads at most
-_BATCH records, then the task yields. A box out of range, a server that is
+journal, and no step holds the loop long: a Cursor keeps its place in the
+match's files between steps, each step reads at most _BATCH records (one
+small read of a file or a few) and the task yields; the journal's current
+match is left as it is (reading an older one never makes it the current one). A box out of range, a server that is
 off or a stranger's answer only mean the task waits and tries again; the
 players never see it.
 
@@ -32,6 +34,7 @@ from nakk import record
 from nakk.link import proto
 from nakk.event import encode, parse
 from nakk.journal import READ_BUF, read_meta
+from nakk.jread import ENOENT, _entries, _errno, _number, _parse_seal, _seg
 from nakk.link.sign import eq, hmac_sha256
 
 _MAGIC = b"nakk-net 1 "
@@ -40,7 +43,8 @@ JOIN_MS = const(20000)    # joining the Wi-Fi may take this long before the task
 RETRY_MS = const(500)     # first pause after a failed connection (doubles, up to RETRY_MAX_MS)
 RETRY_MAX_MS = const(16000)
 IDLE_MS = const(5000)     # with nothing to send, look at the journal again after this long anyway
-_BATCH = const(8)         # records kept from one pass over a match's flash
+_BATCH = const(8)         # records read (or passed over) in one step at most
+_CHUNK = const(1024)      # bytes of a file read at once (a longer record: the whole buffer)
 _RX = const(256)
 _LINE = const(512)
 
@@ -98,8 +102,10 @@ class Net:
         self._rbuf = getattr(link, "_rbuf", None) or bytearray(READ_BUF)
         self._n = 0            # the match being sent
         self._i = 0            # its next record to send (0: the setup; the server's answer moves it on)
-        self._batch = []       # records _i, _i+1, ... of match _n read in one pass
+        self._batch = []       # records _from, _from+1, ... of match _n read in one step
         self._from = -1        # the record index _batch starts at
+        self._cur = None       # the Cursor over match _n (None: made at the next step)
+        self._acked = 0        # 1: the cursor passed match _n's ack record (its last; never sent)
         self._fid = 0
         self._nonce = ""
         self._challenge = ""
@@ -179,6 +185,7 @@ class Net:
         self._n = 0
         self._i = 0
         self._batch = []
+        self._cur = None
         self._fid = 0
         r = None
         for _ in range(3):              # a hello (or its answer) lost on the way is asked again
@@ -221,17 +228,23 @@ class Net:
         t0 = time.ticks_ms()
         while True:
             while self._rxi < self._rxn:
-                c = rx[self._rxi]
-                self._rxi += 1
-                if c == 10:
-                    n = self._ln
-                    self._ln = 0
-                    if n >= 2 and proto.is_frame(line):
-                        return bytes(line[:n])
-                elif self._ln < len(line):
-                    line[self._ln] = c
-                    self._ln += 1
-                # (a longer line is cut to the buffer; its CRC then fails and it is dropped)
+                # the bytes up to the line's end copied at once (a loop over each byte: ~3 ms an answer)
+                i = self._rxi
+                j = rx.find(b"\n", i, self._rxn)
+                m = (self._rxn if j < 0 else j) - i
+                if m > len(line) - self._ln:
+                    m = len(line) - self._ln   # a longer line is cut to the buffer; its CRC then fails
+                if m > 0:
+                    line[self._ln:self._ln + m] = memoryview(rx)[i:i + m]
+                    self._ln += m
+                if j < 0:
+                    self._rxi = self._rxn
+                    break
+                self._rxi = j + 1
+                n = self._ln
+                self._ln = 0
+                if n >= 2 and proto.is_frame(line):
+                    return bytes(line[:n])
             left = ms - time.ticks_diff(time.ticks_ms(), t0)
             if left <= 0:
                 return None
@@ -265,57 +278,49 @@ class Net:
 
     # ------------------------------------------------------------ what to send
     def _next(self):
-        """(n, rid, seq, bytes) of the next record to send, or None when all is sent. One pass
-        over flash at most; the match numbers move on past matches the server has whole."""
+        """(n, rid, seq, bytes) of the next record to send; None when all on flash is sent; False when
+        this step only read on (at most _BATCH records; the task yields and asks again). The match
+        numbers move on past matches the server has whole, and past matches no longer on flash."""
         j = self.app.journal
-        while True:
-            later = None
-            here = False
-            for n, fin in j.matches():
-                if n == self._n:
-                    here = True
-                elif n > self._n and later is None:
-                    later = n
-            if not here:
-                if later is None:
+        c = self._cur
+        if c is None or not j.has(self._n):
+            if not j.has(self._n):
+                n = j.after(self._n)
+                if n is None:
                     return None
-                self._n, self._i, self._batch = later, 0, []
-                continue
-            b = self._record(j, self._n, self._i)
-            if b is not None:
-                return self._n, j.result_id(self._n), self._i + 1, b
-            if later is None:
-                return None
-            self._n, self._i, self._batch = later, 0, []
-
-    def _record(self, j, n, i):
-        if self._batch and self._from <= i < self._from + len(self._batch):
-            return self._batch[i - self._from]
-        batch = []
-        k = 0
-        it = iter(j.records(n, kinds=True, buf=self._rbuf))
-        try:
-            for kind, p in it:
+                self._n, self._i = n, 0
+            c = self._new_cursor(j)
+        i = self._i
+        b = self._batch
+        if self._from <= i < self._from + len(b):
+            return self._n, j.result_id(self._n), i + 1, b[i - self._from]
+        if i < c.i - self._acked:
+            c = self._new_cursor(j)   # the server asks for a record passed: from the first again
+        if not self._acked:
+            got = c.take(self._rbuf, _BATCH, i - c.i)
+            b = []
+            for kind, p in got:
                 if kind == record.ACK:
-                    continue
-                if k >= i:
-                    batch.append(p)
-                    if len(batch) >= _BATCH:
-                        break
-                k += 1
-        finally:
-            try:
-                it.close()
-            except AttributeError:
-                pass
-        if not batch:
-            return None
-        if len(batch) < _BATCH:
-            self._batch = []      # the end of what is on flash: read again for what comes next
-        else:
-            self._batch = batch
+                    self._acked = 1     # an ack is a match's last record: nothing to send after it
+                    break
+                b.append(p)
+            self._batch = b
             self._from = i
-        return batch[0]
+            if b:
+                return self._n, j.result_id(self._n), i + 1, b[0]
+            if not c.end and not self._acked:
+                return False
+        later = j.after(self._n)        # all of match _n on flash is sent: the next one, if any
+        if later is None:
+            return None
+        self._n, self._i, self._cur = later, 0, None
+        return False
+
+    def _new_cursor(self, j):
+        self._cur = c = Cursor(j, self._n)
+        self._batch = []
+        self._acked = 0
+        return c
 
     async def _send_all(self):
         # Between the pieces of work (a pass over flash, signing and framing, an answer's check: each
@@ -329,6 +334,8 @@ class Net:
                 self.state = "sent"
                 await self._sleep(IDLE_MS)
                 continue
+            if nxt is False:
+                continue                 # read on through flash: the next piece after a yield
             n, rid, seq, ev = nxt
             await asyncio.sleep_ms(1)
             self._fid += 1
@@ -348,6 +355,108 @@ class Net:
             self.acked += 1
             if n == self._n:
                 self._i = t - 1
+
+
+class Cursor:
+    """Match n's records read a few at a time from a place kept between calls (a file of the match, an
+    offset in it), read-only, no file open between calls: the journal and what it knows of its
+    current match are left as they are (jread.Records reads the match's tail first, which makes it
+    the journal's current one). It passes the records Records yields, in its order: the body's (its
+    seal records say which segments it holds), then each segment above those; an unsound stretch is
+    skipped as jread._scan skips it (not counted in journal.damaged: the app's own reads count it)."""
+
+    def __init__(self, j, n):
+        self.j = j
+        self.n = n
+        self.i = 0            # records passed (META records not counted)
+        self._w = 0           # records passed in this walk from the first (< i: walking again to i)
+        self.end = False      # the last take() reached the end of what is on flash now
+        self._s = -1          # the file read: -1 the body, else that segment
+        self._off = 0         # where its next record starts
+        self._sealed = -1     # the last segment the body holds
+
+    def take(self, buf, k, skip=0):
+        """Up to k records from here as [(kind, payload)], the first `skip` passed over, not kept
+        (they count in k): one read of a file and one listing of the match's files at most (~1-2 ms
+        each on the Pico). A file gone since the last call (its segment sealed into the body): a
+        walk from the match's first record again, up to record i."""
+        out = []
+        self.end = False
+        d = self.j._mdir(self.n)
+        mv = memoryview(buf)
+        size = _CHUNK
+        for _ in range(2):
+            if k <= 0:
+                break
+            try:
+                f = open(d + "/" + (_seg(self._s) if self._s >= 0 else "body"), "rb")
+            except OSError as e:
+                if _errno(e) != ENOENT:
+                    raise
+                if self._s >= 0 or self._off:
+                    self._w = self._off = 0     # from the first again, up to record i
+                    self._s = self._sealed = -1
+                    continue
+                if not self._advance(d):        # no body (yet): its first segment, if any
+                    self.end = True
+                break
+            try:
+                f.seek(self._off)
+                got = f.readinto(mv[:size])
+            finally:
+                f.close()
+            eof = got < size       # a file gives a short read only at its end
+            pos = 0
+            nxt = 1
+            while k > 0:
+                nxt = record.parse(buf, pos, got)
+                if nxt > 0:
+                    kind = buf[pos + 1]
+                    if kind != record.META:
+                        if self._w < self.i:
+                            pass           # passed before this walk
+                        elif skip > 0:
+                            skip -= 1
+                            self.i += 1
+                        else:
+                            out.append((kind, bytes(mv[pos + 4:nxt - 4])))
+                            self.i += 1
+                        self._w += 1
+                        k -= 1
+                    elif self._s < 0:
+                        seal = _parse_seal(buf, pos, nxt)
+                        if seal is not None and seal[0] > self._sealed:
+                            self._sealed = seal[0]
+                    pos = nxt
+                elif nxt == record.END or (nxt == record.TRUNCATED and not eof):
+                    break          # all read, or a record runs past what was read: read on from it
+                else:
+                    pos += 1       # unsound: skipped byte by byte until a sound record starts
+            self._off += pos
+            if nxt == record.TRUNCATED and pos == 0:
+                size = len(buf)    # a record longer than a chunk
+            elif nxt == record.END and eof and k > 0:
+                if not self._advance(d):
+                    self.end = True
+                break              # the next file is read at the next call
+        return out
+
+    def _advance(self, d):
+        # On to the lowest segment above the one read and those the body holds; False: none (yet)
+        lo = self._s if self._s > self._sealed else self._sealed
+        best = None
+        try:
+            for name, is_dir, size in _entries(d):
+                s = _number(name, "")
+                if s is not None and not is_dir and s > lo and (best is None or s < best):
+                    best = s
+        except OSError:
+            return False           # the match is gone (acknowledged and compacted)
+        if best is None:
+            return False
+        self._s = best
+        self._off = 0
+        return True
 
 
 def event_frame(fid, rid, seq, ev, mac_hex):
