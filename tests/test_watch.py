@@ -271,21 +271,27 @@ def test_nakk_sync_watch_prints_the_events(tmp_path):
     image, fs_id, key = boxes.paired_box(tmp_path, "laud 5", db, count=1)
     proc = subprocess.Popen([sys.executable, "-m", "nakk_host.cli", "sync", "--watch", "--db", db, "--lang", "en"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    guard = threading.Timer(60, proc.kill)
+    guard = threading.Timer(120, proc.kill)
     guard.start()
     lines = []
+    t = [time.monotonic()]                              # when each phase ended: said if one stalls
     try:
         lines.append(proc.stdout.readline())
         assert lines[0].startswith("Watching the USB ports"), lines
         with Simulator(image):
+            t.append(time.monotonic())
             while "received, verified" not in lines[-1]:
                 lines.append(proc.stdout.readline())
                 assert lines[-1], (lines, proc.stderr.read())
+            t.append(time.monotonic())
+        t.append(time.monotonic())
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(30)
+        t.append(time.monotonic())
     finally:
         guard.cancel()
-    assert proc.returncode == 0, err
+    phases = "boot %.1f s, sync %.1f s, unplug %.1f s, Ctrl-C %.1f s" % tuple(b - a for a, b in zip(t, t[1:]))
+    assert proc.returncode == 0, (phases, err)
     assert "Table 1: %d : %d received, verified" % tuple(boxes.final_score()) in lines[-1]
     assert stored(db)[0] == ["%s-1" % fs_id]
 

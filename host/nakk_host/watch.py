@@ -34,6 +34,7 @@ from nakk_host import watchwords as W
 
 POLL = 0.2        # seconds between two looks at the ports
 WORKERS = 8       # boxes synced at once (a hub of 20: in 3 waves; each sync is mostly waiting on its box)
+STOP_WAIT = 5.0  # seconds `nakk sync --watch` waits at Ctrl-C for a box being read
 DEADLINE = 30.0   # seconds a box may take to be looked at and synced before the next one gets its place
 KEEP = 2000       # events kept for events(since)
 
@@ -400,5 +401,10 @@ def watch_cli(db, lang="et", out=None, timeout=None):
     except KeyboardInterrupt:
         pass
     finally:
-        w.stop()
+        # Ctrl-C is the judge leaving: a box still being read is let go after a few seconds (its
+        # store transaction is whole or absent, and the next plug-in syncs it), and said
+        busy = w.stop(timeout=STOP_WAIT)
+        if busy:
+            print("nakk: stopped while still reading %s; plug it in again to sync it" % ", ".join(busy),
+                  file=sys.stderr, flush=True)
     return 0
