@@ -269,8 +269,11 @@ def test_a_dead_thread_is_an_event(tmp_path, watching):
 def test_nakk_sync_watch_prints_the_events(tmp_path):
     db = str(tmp_path / "judge.db")
     image, fs_id, key = boxes.paired_box(tmp_path, "laud 5", db, count=1)
+    # Ctrl-C as at the judge's terminal: a run started in the background of a shell (a CI script's
+    # `&`) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-m", "nakk_host.cli", "sync", "--watch", "--db", db, "--lang", "en"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     guard = threading.Timer(120, proc.kill)
     guard.start()
     lines = []
