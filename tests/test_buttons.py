@@ -398,14 +398,16 @@ for k in range(300):
     end = edge(pins[i], 1) or end                   # the last edge of all
     collect(t + hold + 60, got)
     if i < K.NSIDE:
-        want = ("PRESS " + K.NAMES[i], t)               # the time of its first edge
+        want = [("PRESS " + K.NAMES[i], t)]             # the time of its first edge
+        if hold >= 800:                             # held: its LONG too (the UI decides)
+            want.append(("LONG " + K.NAMES[i], t + 800))
     elif hold >= 800:
-        want = ("LONG " + K.NAMES[i], t + 800)
+        want = [("LONG " + K.NAMES[i], t + 800)]
     elif t + hold - last >= 25:                     # steady press: SHORT on the release edge
-        want = ("SHORT " + K.NAMES[i], t + hold)
+        want = [("SHORT " + K.NAMES[i], t + hold)]
     else:                                           # when the release is confirmed
-        want = ("SHORT " + K.NAMES[i], end + 25)
-    if got != [want]:
+        want = [("SHORT " + K.NAMES[i], end + 25)]
+    if got != want:
         bad += 1
         print("MISMATCH", k, i, hold, want, got)
     t = t + hold + 60 + random.getrandbits(6)
@@ -467,6 +469,7 @@ print("R faults2", b.faults)
         (7025, "CLEAR NEXT"),
         (7301, "SHORT NEXT"),                 # released at 7300
         (8001, "PRESS B"),
+        (8800, "LONG B"),                     # a side button held: its LONG (the UI decides)
         (13000, "FAULT B"),
         (14025, "CLEAR B"),
         (14201, "PRESS B"),
@@ -498,7 +501,7 @@ go(6000); pins[A].press(); go(10990); pins[A].release()
 go(12000)
 print("R faults", b.faults)
 ''')
-    assert events(out) == [(900, "LONG OK"), (6001, "PRESS A")]
+    assert events(out) == [(900, "LONG OK"), (6001, "PRESS A"), (6800, "LONG A")]
     assert results(out)["faults"] == "0"
 
 
@@ -623,10 +626,12 @@ print("R ovf2", b.overflows)
     # The 7 taps (20 ms each, shorter than debounce_ms) give their SHORTs on
     # confirmation (145, 195, ...); the 8th press (down since 450) is released
     # by the resync at 1200, which gives its SHORT on that edge (after A's
-    # PRESS: the resync reads the pins in button order).
-    assert evs == [(1200, "SHORT OK")] * 7 + [(1200, "PRESS A"), (1200, "SHORT OK"), (1701, "SHORT OK")]
+    # PRESS: the resync reads the pins in button order). A is still down at 2000:
+    # its LONG, 800 ms after the resync saw it pressed.
+    assert evs == [(1200, "SHORT OK")] * 7 + [(1200, "PRESS A"), (1200, "SHORT OK"), (1701, "SHORT OK"),
+                                              (2000, "LONG A")]
     assert timeline(out) == ([(145 + 50 * k, "SHORT OK") for k in range(7)]
-                             + [(1200, "PRESS A"), (1200, "SHORT OK"), (1700, "SHORT OK")])
+                             + [(1200, "PRESS A"), (1200, "SHORT OK"), (1700, "SHORT OK"), (2000, "LONG A")])
 
 
 def test_event_queue_full_drops_the_newest_and_counts():

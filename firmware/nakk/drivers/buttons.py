@@ -2,7 +2,7 @@
 
 Side buttons A=0, B=1, C=2 and the cluster PREV=3, OK=4, NEXT=5, each to ground against the pull-up.
 The hard IRQ latches edges into a ring without allocating; two tasks replay them with their own
-times, debounce, and queue PRESS (side), SHORT/LONG (cluster), FAULT/CLEAR events as small ints.
+times, debounce, and queue PRESS/LONG (side), SHORT/LONG (cluster), FAULT/CLEAR events as small ints.
 Touches only the pins it is given, the clock and asyncio. docs/buttons.md: how it works, the
 events, what each path costs.
 
@@ -301,7 +301,7 @@ class Buttons:
         if s == _LOCK:
             return -1
         d = add(self._td[i], self.stuck_ms)  # held down this long: stuck
-        if i >= NSIDE and not self._fl[i] & _F_DONE:
+        if not self._fl[i] & _F_DONE:        # a side button's LONG too (a held answer, nakk.ui.flows)
             diff = self._diff
             dl = add(self._td[i], self.long_ms)
             ds = add(self._te[i], self.debounce_ms)  # held steadily, not bouncing
