@@ -392,7 +392,7 @@ class _Match:
             fields["winner"] = winner
         while True:
             assert ui.mode == U.ENTRY
-            i, side = plan(ui, fields)
+            i, side = plan(ui, fields, False)     # taps only (a held press is timed as its tap)
             self.move(i)
             done = self.side("AB"[side]) if side is not None else self.ok()
             if done:

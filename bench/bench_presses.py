@@ -276,12 +276,22 @@ class Player:
         self.hold = False       # trying the slips: nothing flushed or drawn
         self.refused = False    # the last press was refused
         self.last_ev = None     # the event the last committing press entered
-
-    def press(self, ev):
+        self.commit_screen = None   # the header's hint when a held-or-tapped entry was decided
+    def press(self, ev, then=None):
+        """One press: ev, and for a side button held, its LONG (then) after it."""
         self.presses += 1
         if ev == PREV_S or ev == NEXT_S:
             self.moves += 1
         r = self.ui.handle(ev)[0]
+        if self.ui.holding() >= 0:
+            # the entry waits for the button's release (or its LONG): the screen then is
+            # what the players see when it is decided: the header's "hoia: jänn"
+            self.commit_screen = self.ui.held_says()
+        if then is not None:
+            r2 = self.ui.handle(then)[0]
+            if r2 != U.NOTHING:
+                r = r2
+                self.commit_screen = self.ui.held_says()
         self.refused = r == U.REFUSED
         done = r == U.SUBMITTED
         if done:
@@ -296,6 +306,10 @@ class Player:
 
     def side(self, letter):
         return self.press(K.event(K.PRESS, SIDES.index(letter)))
+
+    def press_side(self, side, held=False):
+        """Side button `side` pressed, or held (one press: down, its LONG, up)."""
+        return self.press(K.event(K.PRESS, side), K.event(K.LONG, side) if held else None)
 
     move = cursor_to
 
@@ -325,15 +339,17 @@ class Player:
     def trial(self, want, kind=None, at=-1, rng=None):
         """Enter `want` from the ENTRY screen, with one slip when kind is given: at the at-th
         side commit a different side (SIDE), at the at-th answer one cursor step too far (FAR),
-        at the at-th answer that needs a cursor move none (STILL), at the at-th answer a wrong
-        one (WRONG: the undo model); the player then plays on as if nothing happened, reading
+        at the at-th answer that needs a cursor move none (STILL), at the at-th side commit on
+        an answer with a held meaning the other length of press (HOLD: a tap where holding
+        was meant, or held where a tap was), at the at-th answer a wrong one (WRONG: the undo
+        model); the player then plays on as if nothing happened, reading
         each new step from the screen. Returns (status, event, screen, scored, counts): status
         "saved", "refused" or "stuck"; the event saved (or None); the screen at the commit; the
-        sides whose score rose; counts [side commits, answers, answers that move the cursor]
-        (what the slips can hit)."""
+        sides whose score rose; counts [side commits, answers, answers that move the cursor,
+        side commits on an answer with a held meaning] (what the slips can hit)."""
         ui = self.ui
         p0 = self.presses
-        counts = [0, 0, 0]
+        counts = [0, 0, 0, 0]
         screen = None
         nsides = ui.table.match.rules.sides
         self._deal_offence(want)
@@ -344,6 +360,9 @@ class Player:
             n = len(ui.items)
             answer = counts[1]
             counts[1] += 1
+            held = side is not None and side >= HELD
+            if held:
+                side -= HELD
             if kind == WRONG and at == answer:
                 c = ui.deal.choices[i]
                 if side is not None and (n == 1 or rng.below(2) == 0):
@@ -369,7 +388,17 @@ class Player:
                 counts[0] += 1
                 if kind == SIDE and at == sided:
                     side = (side + 1 + rng.below(nsides - 1)) % nsides
-                done = self.press(K.event(K.PRESS, side))
+                heldable = _heldable(ui.deal.choices[ui.cursor], ui.deal.answers)
+                if heldable:
+                    h = counts[3]
+                    counts[3] += 1
+                    if kind == HOLD and at == h:
+                        held = not held
+                done = self.press_side(side, held)
+                if heldable and done:
+                    # decided at the release (or the LONG), not at press-down: what the screen
+                    # says then too (a tap: the header still says "hoia: jänn"; held: not)
+                    screen += "|%s" % (self.commit_screen,)
             else:
                 done = self.press(OK_S)
             if self.refused:
@@ -408,8 +437,8 @@ class Player:
         if status != "saved":
             raise AssertionError("the right entry was not saved: %r" % (want,))
         self._take_back()
-        for kind in (SIDE, FAR, STILL):
-            n = counts[(SIDE, FAR, STILL).index(kind)]
+        for kind in range(NSLIPS):
+            n = counts[kind]
             if not n:
                 s.slip(kind, "n/a")
                 continue
@@ -494,7 +523,7 @@ class Player:
 
 # ---------------------------------------------------------------- what a player presses
 
-def _options(c, stp, nsides, answers=None):
+def _options(c, stp, nsides, answers=None, held=True):
     """What committing choice c can enter: (side index or None for OK, the fields it fills),
     as nakk.ui.dealform fills them (answers: the entry's so far, for a choice that names the
     side other than an offender's)."""
@@ -519,14 +548,27 @@ def _options(c, stp, nsides, answers=None):
                 for k in inn[1]:
                     f[k] = SIDES[1 - SIDES.index(answers[inn[0]])]
             out.append((i, f))
+            if held and _heldable(c, answers):
+                h = dict(f)                  # the same button held: its held sets over the others
+                sets = c["held"][0]
+                for k in sets:
+                    h[k] = sets[k]
+                out.append((i + HELD, h))
     return out
 
-def plan(ui, want):
+
+def _heldable(c, answers):
+    """Whether holding a side button on choice c enters its held answer (nakk.ui.flows: the
+    choice has one and no sohk is given)."""
+    return c.get("held") is not None and (answers is None or answers.get("sohk") is None)
+
+def plan(ui, want, held=True):
     """The answer a player who wants the deal event fields `want` gives on the step on screen
     of Ui ui (also bench_latency's player): (choice index, side index or None for OK).
     The answer the player gives on the step on screen: (choice index, side index or None).
     Among the answers that fit what it wants, the one that fills the most fields (one press
-    for the whole deal when there is one), then the fewest cursor moves."""
+    for the whole deal when there is one), then the fewest cursor moves. A side button held
+    is side index + HELD (held=False: never planned, bench_latency times taps only)."""
     deal = ui.deal
     stp = deal.steps[deal.step]
     nsides = ui.table.match.rules.sides
@@ -538,7 +580,7 @@ def plan(ui, want):
         d = (i - ui.cursor) % n
         moves = min(d, n - d)
         c = deal.choices[i]
-        for side, f in _options(c, stp, nsides, deal.answers):
+        for side, f in _options(c, stp, nsides, deal.answers, held):
             fits = True
             for k in f:
                 if k not in want or want[k] != f[k]:
@@ -591,9 +633,13 @@ def _adding(ui, need):
     return best[1] if best is not None else ui.cursor   # none on screen (played on after a slip)
 
 
-SIDE, FAR, STILL = 0, 1, 2      # the slips: a wrong side button, a cursor step too far, a commit without moving
-WRONG = 3                       # the undo model's wrong answer (a wrong side or a wrong choice)
-SLIP_NAMES = ("one wrong side press", "one cursor step too far", "one commit without moving")
+SIDE, FAR, STILL, HOLD = 0, 1, 2, 3   # the slips: a wrong side button, a cursor step too far, a commit
+#                                       without moving, a tap for a hold (or a hold for a tap)
+NSLIPS = 4
+WRONG = 4                       # the undo model's wrong answer (a wrong side or a wrong choice)
+HELD = 8                        # plan(): a side index + HELD is that side button held
+SLIP_NAMES = ("one wrong side press", "one cursor step too far", "one commit without moving",
+              "one tap/hold mixed up")
 OUTCOMES = ("refused", "visible", "silent", "right", "stuck", "n/a")
 
 
@@ -622,7 +668,7 @@ class Stats:
         self.bytes = 0            # to the display (unix port only)
         self.presses = 0          # all presses
         self.deal_bytes = 0
-        self.slips = [[0] * len(OUTCOMES) for _ in range(3)]   # per kind: count per outcome
+        self.slips = [[0] * len(OUTCOMES) for _ in range(NSLIPS)]   # per kind: count per outcome
 
     def slip(self, kind, outcome):
         self.slips[kind][OUTCOMES.index(outcome)] += 1
@@ -646,7 +692,7 @@ class Stats:
                ("end_presses", self.end_presses), ("presses", self.presses), ("digest", self.digest)]
         for n in sorted(self.hist):
             out.append(("hist%d" % n, self.hist[n]))
-        for k in range(3):
+        for k in range(NSLIPS):
             for j in range(len(OUTCOMES)):
                 out.append(("slip%d_%s" % (k, OUTCOMES[j]), self.slips[k][j]))
         return out
@@ -917,7 +963,7 @@ def report(name, mix, s, mp=None):
     elif name == "schmier":
         out.append("  target (issue 14): mean <= 6 per hand -> %s (mean %.2f)" % ("MET" if mean <= 6 else "MISSED", mean))
     out.append("  slips (each deal tried once with each, played on as if unnoticed, then taken back):")
-    for k in range(3):
+    for k in range(NSLIPS):
         row = s.slips[k]
         n = sum(row) - row[OUTCOMES.index("n/a")]
         line = "    %-26s" % (SLIP_NAMES[k] + ":")
@@ -930,7 +976,8 @@ def report(name, mix, s, mp=None):
                                          "right": "saved right anyway", "stuck": "left unfinished"}.get(
                                              OUTCOMES[j], OUTCOMES[j]), 100.0 * row[j] / n)
         na = row[OUTCOMES.index("n/a")]
-        line += " (of %d deals%s)" % (n, "; %d %s" % (na, ("with no side press", "", "with no cursor move")[k])
+        line += " (of %d deals%s)" % (n, "; %d %s" % (na, ("with no side press", "", "with no cursor move",
+                                                                  "with no answer to hold")[k])
                                       if na else "")
         out.append(line)
     row = s.slips[SIDE]
@@ -1011,14 +1058,14 @@ def _run_before(rev, seed, matches):
     for line in r.stdout.splitlines():
         m = re.match(r"\S.* \(([a-z0-9-]+)\): \d+ matches", line)
         if m:
-            cur = out.setdefault(m.group(1), {"slips": [None, None, None]})
+            cur = out.setdefault(m.group(1), {"slips": [None] * NSLIPS})
             continue
         if cur is None:
             continue
         m = re.match(r"\s+presses per deal .*mean ([0-9.]+), max (\d+)", line)
         if m:
             cur["mean"], cur["max"] = float(m.group(1)), int(m.group(2))
-        for k in range(3):
+        for k in range(NSLIPS):
             if line.strip().startswith(SLIP_NAMES[k] + ":"):
                 got = []
                 for word in ("refused ", "saved visibly wrong ", "saved SILENTLY wrong "):
@@ -1040,10 +1087,15 @@ def compare(rev, before, results):
             continue
         out.append("  %s: presses per deal %.2f (max %d) -> %.2f (max %d)"
                    % (name, b["mean"], b["max"], s.deal_presses / s.deals, s.max))
-        for k in range(3):
+        for k in range(NSLIPS):
             row = s.slips[k]
             n = sum(row) - row[OUTCOMES.index("n/a")]
-            if not n or b["slips"][k] is None:
+            if not n:
+                continue
+            if b["slips"][k] is None:        # a kind of slip the entry at rev did not have
+                now = tuple(100.0 * row[OUTCOMES.index(o)] / n for o in ("refused", "visible", "silent"))
+                out.append("    %-26s refused / visible / SILENT (new) %.1f / %.1f / %.1f%%"
+                           % ((SLIP_NAMES[k] + ":",) + now))
                 continue
             now = tuple(100.0 * row[OUTCOMES.index(o)] / n for o in ("refused", "visible", "silent"))
             was = b["slips"][k]

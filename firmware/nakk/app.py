@@ -9,7 +9,8 @@ entered again), then run:
           "saving" first, then flushed to the journal (a flash erase may
           stall the chip), then drawn again; a refused press beeps;
   input   puts an entry held for the chord window (a side press) on flash
-          once no second side button can take it back;
+          once no second side button can take it back (and, where holding
+          that button may still change it, once the button is up);
   frames  every FRAME_MS: message timeouts, idle, ring animations, watchdog.
 Other tasks (the judge's link) are started with spawn(). A task that dies is
 reported on screen and on the console by a global exception handler, never
@@ -74,6 +75,7 @@ _USB_FRAMES = const(20)   # frames between looks at the supply (1 s)
 _BEEP_SAVED = const(25)   # ms: an entry is on flash
 _BEEP_BAD = const(150)    # ms: a save failed, or an entry was refused
 _WARM_MS = const(6)       # ms a frame may spend drawing words ahead on the start screen
+_HOLD_POLL_MS = const(10)   # ms between looks at a held side button whose LONG may change its entry
 _COLLECT_BELOW = const(24576)   # bytes free under which a start-screen press collects after its frame
 
 
@@ -203,7 +205,10 @@ class App:
     # ------------------------------------------------------------ drawing
     def frame(self):
         ui = self.ui
-        mask = self.screen.draw(ui, self.table.pending is not None, self.waiting)
+        # the head's box: "saving", or while a side button is down whose LONG may change the
+        # entry, what holding it enters ("hoia: jänn")
+        mask = self.screen.draw(ui, 0 if self.table.pending is None else 2 if ui.holding() >= 0 else 1,
+                                self.waiting)
         if mask:
             self.sent += self.board.show(mask)
         # The rings come after the display's transfer; with an edge latched (before or
@@ -242,9 +247,13 @@ class App:
 
     def held(self):
         """ms the pending entry must still be held: until the driver has looked at the buttons
-        CHORD_MS past the press that made it (a second side button may yet take it back)."""
+        CHORD_MS past the press that made it (a second side button may yet take it back), and
+        while the button of a press whose LONG may change it is down (looked at again then)."""
         if self.table.pending is None:
             return 0
+        b = self.ui.holding()
+        if b >= 0 and self.buttons.is_down(b):
+            return _HOLD_POLL_MS
         left = U.CHORD_MS - span(self._hold_from, self.buttons.polled)
         return left if left > 0 else 0
 

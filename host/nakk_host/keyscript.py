@@ -24,7 +24,8 @@ class KeyScriptError(ValueError):
 
 def parse_keys(text, source="keys"):
     """A key script -> [(button, long)]. Tokens: A B C PREV OK NEXT; long presses
-    PREV:long OK:long NEXT:long (or LPREV LOK LNEXT); side buttons pressed together
+    PREV:long OK:long NEXT:long (or LPREV LOK LNEXT), A:long B:long C:long (a side button
+    held: "Trump · võit" held is a jänn win); side buttons pressed together
     (a chord) A+B, A+C, B+C, A+B+C; PREV+NEXT:long (held together: the pairing's yes);
     `#` starts a comment; any whitespace separates.
     Case does not matter."""
@@ -37,15 +38,15 @@ def parse_keys(text, source="keys"):
             if t.endswith(":LONG"):
                 t = t[:-5]
                 long = True
-                if t not in CLUSTER and t != "PREV+NEXT":
-                    raise KeyScriptError("%s line %d: %r: only PREV, OK, NEXT and PREV+NEXT have a long press"
-                                         % (source, n, tok))
+                if t not in BUTTONS and t != "PREV+NEXT":
+                    raise KeyScriptError("%s line %d: %r: a long press is of one button (A:long, OK:long) "
+                                         "or PREV+NEXT:long" % (source, n, tok))
             elif t in _LONG_ALIASES:
                 t = _LONG_ALIASES[t]
                 long = True
             if t not in BUTTONS and not _chord(t):
                 raise KeyScriptError("%s line %d: unknown key %r (keys: A B C PREV OK NEXT, "
-                                     "PREV:long OK:long NEXT:long, A+B for a chord)" % (source, n, tok))
+                                     "OK:long, A:long, A+B for a chord)" % (source, n, tok))
             out.append((t, long))
     return out
 

@@ -173,6 +173,9 @@ def _word(v):
 #              innocent: (offender field, fields): when a side button commits it, those
 #                    fields get the side that is not the one in the offender field (after a
 #                    sohk: the innocent pair wins, the button names the maker)
+#              held: (sets, (et, en)): the same side button held long (0.8 s) enters the
+#                    choice with these sets over its own (a jänn win for "Trump · võit");
+#                    the header says "hoia: <words>" while that button is down
 #   side     the default side field for the step's choices (a choice may override)
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same
@@ -195,12 +198,13 @@ def _word(v):
 # UI never writes into a form: it is read-only data once built.
 
 def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, sets=None, says=None,
-           ok_says=None, name=None, omit=False, adds=1, innocent=None):
+           ok_says=None, name=None, omit=False, adds=1, innocent=None, held=None):
     """One answer. side: the field a side button fills while committing it;
     ok: committed with OK instead (or as well); when: (field, values) it is offered for;
     omit: the step's field is left out of the event (value is then None);
     adds: on a tally step, how many a side press adds; innocent: (offender field, fields)
-    filled with the side that is not the offender's;
+    filled with the side that is not the offender's; held: (sets, (et, en)): what the side
+    button held long enters instead (its sets over `sets`), and its words ("hoia: jänn");
     also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
     if omit:
@@ -209,6 +213,8 @@ def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, s
         c["adds"] = adds
     if innocent is not None:
         c["innocent"] = innocent
+    if held is not None:
+        c["held"] = held
     if side is not None:
         c["side"] = side
     if ok:

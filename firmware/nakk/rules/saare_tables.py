@@ -95,7 +95,9 @@ def forms(rules, cfg):
     settings cfg. A replay's form fixes the game (and, by pokk_replay_keeps_maker, the maker):
     the same steps for every game, each choice offered for its own game."""
     from nakk.rules import saare as S
-    games = [_game(S, g) for g in rules.games]
+    # a game's button held: that pair made it and won with jänn (where the game has one)
+    jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
+    games = [_game(S, g, held=g in jann) for g in rules.games]
     if cfg["all_pass_policy"] == "ulekula-ruutu":
         games.append(choice(S.ULEKULA, "Üleküla", "All passed", ok=True, name=S._GAME_LABELS[S.ULEKULA],
                             ok_says=("edasi", "next")))
@@ -119,7 +121,7 @@ def forms(rules, cfg):
         # the replay: game and maker as before, only the result is asked
         replay = [step("result", "Kordus", "Replay", _replay_results(S, rules, cfg), ok=_pokk(S))]
     else:
-        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,))) for g in rules.games]), result,
+        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,)), g in jann) for g in rules.games]), result,
                   maker, sohk]
     return deal, replay
 
@@ -149,10 +151,11 @@ def _pokk(S):
     return choice(S.POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 
 
-def _game(S, g, when=None):
+def _game(S, g, when=None, held=False):
     et, en = S._GAME_LABELS[g]
     return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                  sets=_WIN_SETS, ok=True, says=_MADE_WON, ok_says=_OTHER, name=S._GAME_LABELS[g], when=when)
+                  sets=_WIN_SETS, ok=True, says=_MADE_WON, ok_says=_OTHER, name=S._GAME_LABELS[g], when=when,
+                  held=_HELD_JANN if held else None)
 
 
 def _results(S, rules, cfg):
@@ -223,3 +226,4 @@ _CAUGHT = ("püüdis", "caught it")
 _MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
 _OTHER = ("muu", "other")
 _WIN_SETS = {"result": "win"}  # what "X · võit" sets, one dict for every game (read only)
+_HELD_JANN = ({"result": "jann"}, ("jänn", "jänn"))   # the same, its button held: won with jänn

@@ -301,7 +301,8 @@ class Sasku(Ruleset):
 
     def _game(self, g, et, en):
         return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=("muu", "other"), name=(et, en))
+                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=("muu", "other"), name=(et, en),
+                      held=_HELD_JANN)   # the button held: that side made it and won with jänn
 
     def describe(self, ev, lang, steps, number=None):
         """A board as the players say it: "Jaotus 3: Trump, A tegi, B võitis jänniga",
@@ -327,6 +328,7 @@ _MADE_WON = ("tegi, võitis", "made, won")
 _ULEKULA = ("Üleküla", "All passed")
 _POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _WON = ("võitis", "won")
+_HELD_JANN = ({"result": JANN}, ("jänn", "jänn"))
 _CONTRACT_WORDS = {SUIT: ("Trump", "Suit"), RUUTU: ("Ruutu", "Ruutu"), ULEKULA: ("Üleküla", "All passed")}
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), SEAJANN: (" seajänniga", " with seajänn"),
         KARVANE: (" karvaselt", ", karvane")}

@@ -327,8 +327,9 @@ class DealEntry:
         if "count" in stp and stp["key"] in ev:
             ev[stp["key"]] = _tally_list(ev[stp["key"]], self.sides)
 
-    def answer(self, c, side):
-        """Choice c of the current step, committed by side index `side` (None: by OK)."""
+    def answer(self, c, side, held=False):
+        """Choice c of the current step, committed by side index `side` (None: by OK); held:
+        that side's button was held, and c's held answer is given (its "held" sets over its own)."""
         stp = self.steps[self.step]
         a = self.answers
         self.done |= 1 << self.step
@@ -339,6 +340,8 @@ class DealEntry:
             a[stp["key"]] = c["value"]
         if side is not None:
             self._by_side(c, side)
+            if held:
+                _put_all(a, c["held"][0])
         self.step += 1
 
     def _count(self, stp, c, side):

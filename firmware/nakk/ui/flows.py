@@ -12,6 +12,10 @@ rules and journals it.
 The buttons, everywhere:
   side (A, B, C)  answer for that side: the maker, the winner, the offender,
                   the side confirming the result. Acts on press-down.
+  side held       where the answer has a held meaning ("Trump · võit": that pair
+                  made it and won with jänn), its long press enters that instead
+                  of what its press-down entered (the app holds that entry while
+                  the button is down; the header says "hoia: jänn")
   PREV / NEXT     move the cursor (the likely answer is where it starts)
   OK              take the answer under the cursor when no side is asked
   long PREV       take back: the last step of an entry, or (confirmed with
@@ -79,6 +83,17 @@ MSG_MS = const(4000)     # how long a message stays up
 _SCREEN = const(16)      # the fields of a _screen()
 
 
+def _held_of(s):
+    """The choice a side press answered on the deal entry's screen s (a _screen()), when it
+    has a held meaning and no sohk is given (its held answer is the makers' own); else None."""
+    if s[1] != ENTRY or not s[10]:
+        return None
+    c = s[10][s[2]]
+    if c.get("held") is None or (s[9] is not None and s[9].get("sohk") is not None):
+        return None
+    return c
+
+
 class Ui(Modes):
     def __init__(self, table, clock=None, lang=W.ET, on_lang=None, assignment=None, chord_ms=0,
                  sound=True, on_sound=None, max_sides=3):
@@ -129,6 +144,9 @@ class Ui(Modes):
         self._chord_kept = False
         self._chord_screen = [None] * _SCREEN   # _screen(into) fills it in place
         self._chord_answers = {}           # its answers, copied into this dict (kept, never cleared with clear())
+        # the choice that press answered, when holding its button may give its held answer
+        # instead (the choice's "held": the sets and words, nakk.rules.common.choice); else None
+        self._held_c = None
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout,
         #                            time of a lone long PREV/NEXT (half the yes) or None, its button]
@@ -272,6 +290,8 @@ class Ui(Modes):
             self.faults &= ~(1 << b)
             self.say(W.FREED)
             return _NOTHING
+        if k == K.LONG and b < K.NSIDE:
+            return self._side_long(b)
         self._last = self._ms()
         self.version += 1
         if self.msg is not None:
@@ -291,6 +311,7 @@ class Ui(Modes):
             self._long_t = K.at(ev)
         self._chord = None
         self._chord_kept = False
+        self._held_c = None
         return self._dispatch(k, b)
 
     def _side_press(self, b, t):
@@ -303,15 +324,43 @@ class Ui(Modes):
                 self._chord_kept = False
                 self._take_back(self._chord_screen)
                 self._chord = -1
+            self._held_c = None
             return self._refuse(W.CHORD)
-        if not self.chord_ms:
-            return self._dispatch(K.PRESS, b)
-        self._screen(self._chord_screen)
+        s = self._screen(self._chord_screen)
         r = self._dispatch(K.PRESS, b)
         self._chord = b
         self._chord_t = t
         self._chord_kept = True
+        self._held_c = _held_of(s) if r[0] == SUBMITTED else None
         return r
+
+    def _side_long(self, b):
+        """A side button held (its LONG): where its press-down entered an answer with a held
+        meaning and that entry is not on flash yet, it is taken back and the held one entered
+        (as a chord takes back); anything else held long does nothing."""
+        c = self._held_c
+        if c is None or self._chord != b or not self._chord_kept or self.table.pending is None:
+            return _NOTHING
+        self._held_c = None
+        self._chord_kept = False
+        self._chord = None
+        self._last = self._ms()
+        self.version += 1
+        self.msg = None
+        self._take_back(self._chord_screen)
+        self.deal.answer(c, self._side(b), True)
+        return self._show_step(0)
+
+    def holding(self):
+        """The side button whose press's entry its LONG may still change (the app keeps that
+        entry off flash while the button is down), or -1."""
+        if self._held_c is None or not self._chord_kept or self.table.pending is None:
+            return -1
+        return self._chord
+
+    def held_says(self):
+        """What holding that button enters instead ((et, en)), or None."""
+        return self._held_c["held"][1] if self.holding() >= 0 else None
 
     def _refuse(self, words, extra=""):
         """The press enters nothing: say why (the app beeps on REFUSED)."""

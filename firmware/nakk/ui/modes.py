@@ -45,6 +45,7 @@ class Modes:
         self._asked = [self._screen(), on_answer, self._ms(), timeout_ms, None, -1]
         self._chord = None
         self._chord_kept = False
+        self._held_c = None
         self.idle = False
         self.mode = _ASK
         self._list(words, (W.HOLD_PN,))

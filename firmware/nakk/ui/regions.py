@@ -81,7 +81,13 @@ class Regions:
             fb.fill_rect(56, 0, max(16, aw + font.width(waiting) + 3), 8, 1)
             font.text(fb, "\u2191", 57, 0, 0)
             font.text(fb, waiting, 57 + aw + 1, 0, 0)
-        if saving:
+        if saving == 2 and ui.held_says() is not None:
+            # a side button down whose LONG would enter its held answer: say what holding it
+            # does, in the saving box's place (drawn in place: a rare frame, no box kept)
+            fb.fill_rect(_SAVE_X, 0, _SAVE_W, 8, 1)
+            x = font.text(fb, W.HOLD[lang], 62, 0, 0) + 3
+            font.text(fb, ui.word(ui.held_says()), 62 + x, 0, 0, max_w=_W - 63 - x)
+        elif saving:
             box = self._saving[lang]
             if box is not None and self.buf is not None:
                 self.buf[_SAVE_X:_W] = self._saving_bytes[lang]   # the box covers x 60-127: a copy is a blit

@@ -373,7 +373,7 @@ class Screen(Regions):
         sig = self._sig
         listed = mode != U.ENTRY and mode != U.END and mode != U.DONE
         base = _mix(_mix(mode, ui.lang), 1 if ui.idle else 0)
-        head = _mix(_mix(_mix(base, 1 if saving else 0), waiting), ui.version if listed else 0)
+        head = _mix(_mix(_mix(base, int(saving)), waiting), ui.version if listed else 0)
         if mode == U.ENTRY and ui.msg is not None and not ui.faults:
             head = _mix(head, ui.version)      # a message on the entry is in the header
         # (a message on the deal entry is in the header: the bottom line stays, but a stuck

@@ -12,6 +12,7 @@ ET = 0   # Ui.lang: Estonian (the default)
 EN = 1   # English
 
 SAVING = ("salvestan", "saving")
+HOLD = ("hoia:", "hold:")        # before a held side button's answer, while it is down
 SIDE = ("Vajuta poole nuppu", "Press a side button")
 PRESS_OK = ("Vajuta OK", "Press OK")
 CHORD = ("Üks pool korraga", "One side at a time")
