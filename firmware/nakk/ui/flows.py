@@ -12,10 +12,9 @@ rules and journals it.
 The buttons, everywhere:
   side (A, B, C)  answer for that side: the maker, the winner, the offender,
                   the side confirming the result. Acts on press-down.
-  side held       where the answer has a held meaning ("Trump · võit": that pair
-                  made it and won with jänn), its long press enters that instead
-                  of what its press-down entered (the app holds that entry while
-                  the button is down; the header says "hoia: jänn")
+  side held       on an answer with a held meaning ("Trump · võit": won with jänn),
+                  enters that instead (the app keeps the press-down's entry off
+                  flash while the button is down; the header says "hoia: jänn")
   PREV / NEXT     move the cursor (the likely answer is where it starts)
   OK              take the answer under the cursor when no side is asked
   long PREV       take back: the last step of an entry, or (confirmed with
@@ -47,6 +46,7 @@ What render (and the app) read of a Ui -- its surface, nothing else:
   banner          a line about the deal being entered (the ruleset's: a pokk replay, the bid), or None
   word(w), choice_text(), takes_side()
   says(), ok_says(), tally(side), rest_left(side)   the deal entry: what the next press does
+  holding(), held_says()   a side button down whose LONG would change its entry, its words
   sound, assignment   the beep setting, the judge's assignment (or None)
 """
 
@@ -58,7 +58,7 @@ from nakk.ui import words as W
 from nakk.ui.dealform import DealEntry
 from nakk.event import EventError, SIDES
 from nakk.ui.start import StartWizard
-from nakk.ui.modes import Modes, NOTHING_ as _NOTHING, MOVED_ as _MOVED, SUBMITTED_ as _SUBMITTED
+from nakk.ui.modes import Modes, held_of as _held_of, NOTHING_ as _NOTHING, MOVED_ as _MOVED, SUBMITTED_ as _SUBMITTED
 
 START = const(0)    # a new match: accept the judge's assignment, or choose ruleset, table, round, shuffler
 ENTRY = const(1)    # the score, and the deal entry on the bottom line
@@ -81,17 +81,6 @@ ASK_MS = const(30000)    # a question nobody answers is answered "no" after this
 PAIR_MS = const(600)     # PREV's and NEXT's long presses this close: held together
 MSG_MS = const(4000)     # how long a message stays up
 _SCREEN = const(16)      # the fields of a _screen()
-
-
-def _held_of(s):
-    """The choice a side press answered on the deal entry's screen s (a _screen()), when it
-    has a held meaning and no sohk is given (its held answer is the makers' own); else None."""
-    if s[1] != ENTRY or not s[10]:
-        return None
-    c = s[10][s[2]]
-    if c.get("held") is None or (s[9] is not None and s[9].get("sohk") is not None):
-        return None
-    return c
 
 
 class Ui(Modes):
@@ -333,34 +322,6 @@ class Ui(Modes):
         self._chord_kept = True
         self._held_c = _held_of(s) if r[0] == SUBMITTED else None
         return r
-
-    def _side_long(self, b):
-        """A side button held (its LONG): where its press-down entered an answer with a held
-        meaning and that entry is not on flash yet, it is taken back and the held one entered
-        (as a chord takes back); anything else held long does nothing."""
-        c = self._held_c
-        if c is None or self._chord != b or not self._chord_kept or self.table.pending is None:
-            return _NOTHING
-        self._held_c = None
-        self._chord_kept = False
-        self._chord = None
-        self._last = self._ms()
-        self.version += 1
-        self.msg = None
-        self._take_back(self._chord_screen)
-        self.deal.answer(c, self._side(b), True)
-        return self._show_step(0)
-
-    def holding(self):
-        """The side button whose press's entry its LONG may still change (the app keeps that
-        entry off flash while the button is down), or -1."""
-        if self._held_c is None or not self._chord_kept or self.table.pending is None:
-            return -1
-        return self._chord
-
-    def held_says(self):
-        """What holding that button enters instead ((et, en)), or None."""
-        return self._held_c["held"][1] if self.holding() >= 0 else None
 
     def _refuse(self, words, extra=""):
         """The press enters nothing: say why (the app beeps on REFUSED)."""

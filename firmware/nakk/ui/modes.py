@@ -30,6 +30,17 @@ _ASK_MS = const(30000)    # as flows.ASK_MS: a question nobody answers is answer
 _PAIR_MS = const(600)     # as flows.PAIR_MS: PREV's and NEXT's long presses this close are held together
 
 
+def held_of(s):
+    """The choice a side press answered on the deal entry's screen s (a _screen()), when it
+    has a held meaning and no sohk is given (its held answer is the makers' own); else None."""
+    if s[1] != _ENTRY or not s[10]:
+        return None
+    c = s[10][s[2]]
+    if c.get("held") is None or (s[9] is not None and s[9].get("sohk") is not None):
+        return None
+    return c
+
+
 class Modes:
     # ------------------------------------------------------------ for other tasks
     def ask(self, words, on_answer, timeout_ms=_ASK_MS, detail=""):
@@ -363,3 +374,32 @@ class Modes:
         self._likely = None
         self.resync()
         return SUBMITTED_
+
+    # ------------------------------------------------------------ a side button held
+    def _side_long(self, b):
+        """A side button held (its LONG): where its press-down entered an answer with a held
+        meaning and that entry is not on flash yet, it is taken back and the held one entered
+        (as a chord takes back); anything else held long does nothing."""
+        c = self._held_c
+        if c is None or self._chord != b or not self._chord_kept or self.table.pending is None:
+            return NOTHING_
+        self._held_c = None
+        self._chord_kept = False
+        self._chord = None
+        self._last = self._ms()
+        self.version += 1
+        self.msg = None
+        self._take_back(self._chord_screen)
+        self.deal.answer(c, self._side(b), True)
+        return self._show_step(0)
+
+    def holding(self):
+        """The side button whose press's entry its LONG may still change (the app keeps that
+        entry off flash while the button is down), or -1."""
+        if self._held_c is None or not self._chord_kept or self.table.pending is None:
+            return -1
+        return self._chord
+
+    def held_says(self):
+        """What holding that button enters instead ((et, en)), or None."""
+        return self._held_c["held"][1] if self.holding() >= 0 else None

@@ -323,6 +323,9 @@ class Screen(Regions):
                     if k in c:
                         if _keep(scratch, c[k][lang]):
                             yield
+                if "held" in c:           # "hoia: jänn", drawn while that button is down
+                    if _keep(scratch, W.HOLD[lang]) or _keep(scratch, c["held"][1][lang]):
+                        yield
 
     def warm(self, ui):
         """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the
