@@ -408,7 +408,8 @@ class Player:
 
     def _deal_offence(self, want):
         """An offence judged inside the deal (a sohk) first, as the players say it: long NEXT,
-        its row of the penalty list, the offender's button; then the deal is entered as it went."""
+        its row of the penalty list, the offender's button (the second row: the offender's
+        button held on the first); then the deal is entered as it went."""
         ui = self.ui
         ids = []
         menus.penalties(ui.table.match, [], ids)
@@ -416,8 +417,11 @@ class Player:
             offence, field, value = ids[i]
             if field == menus.DEAL and value is not None and value in want and value not in ui.deal.answers:
                 self.press(NEXT_L)
-                self.move(i)
-                self.side(want[value])
+                if i == 1 and ids[0][1] != menus.DEAL:
+                    self.press_side(SIDES.index(want[value]), True)
+                else:
+                    self.move(i)
+                    self.side(want[value])
 
     def _saved(self, screen, counts):
         st = self.ui.table.match.st
@@ -558,9 +562,8 @@ def _options(c, stp, nsides, answers=None, held=True):
 
 
 def _heldable(c, answers):
-    """Whether holding a side button on choice c enters its held answer (nakk.ui.flows: the
-    choice has one and no sohk is given)."""
-    return c.get("held") is not None and (answers is None or answers.get("sohk") is None)
+    """Whether holding a side button on choice c enters its held answer (nakk.ui.modes.held_of)."""
+    return c.get("held") is not None
 
 def plan(ui, want, held=True):
     """The answer a player who wants the deal event fields `want` gives on the step on screen

@@ -171,10 +171,10 @@ def _word(v):
 #              adds: on a tally step, how many a side press adds (default 1; offered while
 #                    that many are left to give)
 #              innocent: (offender field, fields): when a side button commits it, those
-#                    fields get the side that is not the one in the offender field (after a
-#                    sohk: the innocent pair wins, the button names the maker)
-#              held: (sets, (et, en)): the same side button held long (0.8 s) enters the
-#                    choice with these sets over its own (a jänn win for "Trump · võit");
+#                    fields get the side that is not the one in the offender field, when it
+#                    is given (after a sohk: the innocent pair wins, the button names the maker)
+#              held: (sets, (et, en)): the same side button held long (0.8 s) enters
+#                    the choice with these sets over its own (a jänn win for "Trump · võit");
 #                    the header says "hoia: <words>" while that button is down
 #   side     the default side field for the step's choices (a choice may override)
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
@@ -203,8 +203,9 @@ def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, s
     ok: committed with OK instead (or as well); when: (field, values) it is offered for;
     omit: the step's field is left out of the event (value is then None);
     adds: on a tally step, how many a side press adds; innocent: (offender field, fields)
-    filled with the side that is not the offender's; held: (sets, (et, en)): what the side
-    button held long enters instead (its sets over `sets`), and its words ("hoia: jänn");
+    filled with the side that is not the offender's (when one is given); held: (sets, (et, en)):
+    what the side button held long enters instead (its sets over `sets`) and its words
+    ("hoia: jänn");
     also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
     if omit:

@@ -95,9 +95,10 @@ def forms(rules, cfg):
     settings cfg. A replay's form fixes the game (and, by pokk_replay_keeps_maker, the maker):
     the same steps for every game, each choice offered for its own game."""
     from nakk.rules import saare as S
-    # a game's button held: that pair made it and won with jänn (where the game has one)
+    # a game's button held: that pair made it and won with jänn (a pits game without jänn:
+    # with karvane); after a sohk, tapped or held, the innocent pair won so
     jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
-    games = [_game(S, g, held=g in jann) for g in rules.games]
+    games = [_game(S, g, held=_HELD_JANN if g in jann else _HELD_KARVANE) for g in rules.games]
     if cfg["all_pass_policy"] == "ulekula-ruutu":
         games.append(choice(S.ULEKULA, "Üleküla", "All passed", ok=True, name=S._GAME_LABELS[S.ULEKULA],
                             ok_says=("edasi", "next")))
@@ -121,7 +122,8 @@ def forms(rules, cfg):
         # the replay: game and maker as before, only the result is asked
         replay = [step("result", "Kordus", "Replay", _replay_results(S, rules, cfg), ok=_pokk(S))]
     else:
-        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,)), g in jann) for g in rules.games]), result,
+        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,)), _HELD_JANN if g in jann else _HELD_KARVANE)
+                                               for g in rules.games]), result,
                   maker, sohk]
     return deal, replay
 
@@ -131,19 +133,27 @@ _SOHK = ("sohk", ("A", "B"))
 
 
 def _sohk_results(S, rules, cfg):
-    """The innocent pair's results the rules pay by after a sohk, each with the maker's button:
-    not played out (its plain win) under the cursor, a jänn (in a pits game without it, the
-    ♦6's catch) one NEXT away, karvane one PREV away. Few and shared: less of the box's heap."""
+    """The innocent pair's results the rules pay by after a sohk, each with the maker's button.
+    The game's button already enters the plain win (tapped) and the jänn (held; in a pits game
+    without one, karvane), so under the cursor is the one left: karvane (a pits game: the
+    ♦6's catch); "Pooleli / võit" one NEXT away, jänn (a pits game: karvane) one PREV away.
+    Few and shared: less of the box's heap."""
     jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
     nojann = tuple(g for g in rules.games if g not in jann)
+    capture = nojann and cfg["pits_capture_is_karvane_win"]
     won = ("sohk", ("winner",))
     every = ("game", tuple(rules.games))      # (not üleküla: it has no maker)
-    out = [choice(S.WIN, "Pooleli / võit", "Halted / won", side="maker", innocent=won, says=_MADE, when=every),
-           choice(S.JANN, "Jänn", "Jänn", side="maker", innocent=won, says=_MADE, when=("game", jann))]
-    if nojann and cfg["pits_capture_is_karvane_win"]:
+    out = []
+    if capture:
         out.append(choice(S.CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="maker", innocent=("sohk", ("capture",)),
                           says=_MADE, when=("game", nojann)))
-    out.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=won, says=_MADE, when=every))
+    out.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=won, says=_MADE,
+                      when=("game", jann) if capture else every))
+    out.append(choice(S.WIN, "Pooleli / võit", "Halted / won", side="maker", innocent=won, says=_MADE, when=every))
+    out.append(choice(S.JANN, "Jänn", "Jänn", side="maker", innocent=won, says=_MADE, when=("game", jann)))
+    if capture:
+        out.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=won, says=_MADE,
+                          when=("game", nojann)))
     return out
 
 
@@ -151,11 +161,11 @@ def _pokk(S):
     return choice(S.POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 
 
-def _game(S, g, when=None, held=False):
+def _game(S, g, when=None, held=None):
     et, en = S._GAME_LABELS[g]
     return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
                   sets=_WIN_SETS, ok=True, says=_MADE_WON, ok_says=_OTHER, name=S._GAME_LABELS[g], when=when,
-                  held=_HELD_JANN if held else None)
+                  held=held, innocent=_SOHK_WON)
 
 
 def _results(S, rules, cfg):
@@ -226,4 +236,7 @@ _CAUGHT = ("püüdis", "caught it")
 _MADE_CAUGHT = ("tegi, püüdis", "made it, ♦6")
 _OTHER = ("muu", "other")
 _WIN_SETS = {"result": "win"}  # what "X · võit" sets, one dict for every game (read only)
-_HELD_JANN = ({"result": "jann"}, ("jänn", "jänn"))   # the same, its button held: won with jänn
+# the same, its button held: won with jänn (or karvane); after a sohk the innocent pair won
+_HELD_JANN = ({"result": "jann"}, ("jänn", "jänn"))
+_HELD_KARVANE = ({"result": "karvane"}, ("karvane", "karvane"))
+_SOHK_WON = ("sohk", ("winner",))   # after a sohk the innocent pair won (the button names the maker)

@@ -92,8 +92,10 @@ def _unfits(choices, left):
 
 def _innocent(a, inn):
     # after a sohk the innocent pair wins: the fields inn[1] get the side not in field inn[0]
-    who = SIDES[1 - SIDES.index(a[inn[0]])]
-    _put_each(a, inn[1], who)
+    # (no sohk given: nothing)
+    o = a.get(inn[0])
+    if o is not None:
+        _put_each(a, inn[1], SIDES[1 - SIDES.index(o)])
 
 
 def _tally_list(v, sides):

@@ -30,15 +30,25 @@ _ASK_MS = const(30000)    # as flows.ASK_MS: a question nobody answers is answer
 _PAIR_MS = const(600)     # as flows.PAIR_MS: PREV's and NEXT's long presses this close are held together
 
 
+# The penalty list's first row, when an offence judged inside the deal (a sohk) is the second:
+# the offender's button held gives that one instead (two presses for a sohk, the commonest
+# offence's tap unchanged)
+_PEN_HELD = {"held": None}
+
+
 def held_of(s):
-    """The choice a side press answered on the deal entry's screen s (a _screen()), when it
-    has a held meaning and no sohk is given (its held answer is the makers' own); else None."""
+    """What holding the button of a side press on screen s (a _screen()) would enter instead:
+    the deal entry's choice when it has a held meaning, _PEN_HELD on the penalty list's
+    first row when the second is judged inside the deal; else None."""
+    if s[1] == _PENALTY:
+        o = s[14]
+        if s[2] == 0 and len(o) > 1 and o[0][1] != menus.DEAL and o[1][1] == menus.DEAL:
+            return _PEN_HELD
+        return None
     if s[1] != _ENTRY or not s[10]:
         return None
     c = s[10][s[2]]
-    if c.get("held") is None or (s[9] is not None and s[9].get("sohk") is not None):
-        return None
-    return c
+    return c if c.get("held") is not None else None
 
 
 class Modes:
@@ -390,6 +400,9 @@ class Modes:
         self.version += 1
         self.msg = None
         self._take_back(self._chord_screen)
+        if c is _PEN_HELD:
+            self.cursor = 1              # the offence judged inside the deal, by the same side
+            return self._penalty_by(self._side(b))
         self.deal.answer(c, self._side(b), True)
         return self._show_step(0)
 
@@ -402,4 +415,7 @@ class Modes:
 
     def held_says(self):
         """What holding that button enters instead ((et, en)), or None."""
-        return self._held_c["held"][1] if self.holding() >= 0 else None
+        if self.holding() < 0:
+            return None
+        c = self._held_c
+        return self._chord_screen[3][1] if c is _PEN_HELD else c["held"][1]   # the list's row 2
