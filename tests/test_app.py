@@ -170,3 +170,28 @@ def test_the_judges_ack_under_the_table_refreshes_the_box(tmp_path):
     assert r["note"].split() == ["6", "1"]          # locked, one result waits for the judge
     assert r["summary"] is None and r["mode"] == "0"  # acked and compacted away: the start screen
     assert r["waiting"] == "0"
+
+
+def test_a_held_side_button_waits_for_its_release_and_holding_it_enters_its_held_answer(tmp_path):
+    img = tmp_path / "flash.img"
+    # A down on "Trump · võit" (past the chord window): the win waits off flash while A is
+    # down, the header says what holding it enters; released, it is saved as the win
+    r = boot(img, START + " down:A held up:A held")
+    assert r["held1"].split() == ["1", "0", "jänn"]
+    assert r["held2"].split() == ["0", "-1", "-"]
+    assert r["summary"]["deals"] == 1 and r["pending"] == "0"
+    # held 1 s: its LONG takes the win back and enters the jänn, then saved at once
+    r = boot(img, "LA held")
+    assert r["held1"].split() == ["0", "-1", "-"]
+    assert r["summary"]["deals"] == 2
+    won = fold([
+        {"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "first_shuffler": 0,
+         "sides": [{"id": "A", "name": "A"}, {"id": "B", "name": "B"}]},
+        {"seq": 2, "type": "deal", "game": "suit", "maker": "A", "result": "win", "winner": "A"},
+        {"seq": 3, "type": "deal", "game": "suit", "maker": "A", "result": "jann", "winner": "A"},
+    ]).summary()
+    assert r["summary"]["score"] == won["score"] and r["summary"]["seq"] == 3
+    # a cluster button held does what it always did; a side button held where it has no held
+    # meaning (OK's results list) enters what its press did, once
+    r = boot(img, "OK LB")
+    assert r["summary"]["deals"] == 3 and r["summary"]["seq"] == 4

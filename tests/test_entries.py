@@ -65,15 +65,26 @@ def test_the_three_sohk_cases_are_entered_with_their_full_meaning():
     _sohk(ui, "B")
     assert ui.choice_text() == "Trump · võit" and ui.word(ui.ok_says()) == "muu"
     play(ui, "OK")                                   # suit: the results the rules pay the innocent pair by,
-    #                                                  each with the MAKER's button (the innocent pair won)
-    assert ui.word(ui.title) == "Trump" and ui.choice_text() == "Pooleli / võit"
-    play(ui, "NEXT")
+    #                                                  each with the MAKER's button (the innocent pair won):
+    #                                                  the one the game's button does not give first
+    assert ui.word(ui.title) == "Trump" and ui.choice_text() == "Karvane"
+    play(ui, "PREV")
     assert ui.choice_text() == "Jänn" and ui.word(ui.says()) == "tegi"
     assert play(ui, "A") == 1                        # A made it and won with jänn
     ev = saved(ui)[-1]
     assert (ev["sohk"], ev["maker"], ev["result"], ev["winner"]) == ("B", "A", "jann", "A")
     assert ui.table.match.st.score == [4, 0]         # not the base 2
     assert ui.undo_words() == "Mäng 1: Trump, A tegi, B tegi sohku, A võitis jänniga"
+    # the same in two presses after the sohk's two: the offender's button held on the penalty
+    # list's first row, the maker's held on the game
+    ui = started("saare-2020")
+    play(ui, "LNEXT")
+    assert ui.word(ui.items[ui.cursor]) != "Sohk" and ui.word(ui.items[1]) == "Sohk"
+    assert play(ui, "LB") == 0 and ui.deal.answers == {"sohk": "B"} and not saved(ui)[1:]
+    assert play(ui, "LA") == 1
+    ev = saved(ui)[-1]
+    assert (ev["sohk"], ev["maker"], ev["result"], ev["winner"]) == ("B", "A", "jann", "A")
+    assert ui.table.match.st.score == [4, 0]
     # 3. classic: the innocent makers' karvane during the other pair's sohk, at 12 : 2
     ui = started("saare-classic")
     play(ui, "A A A A A A")                          # six suits made and won by A: 12
@@ -81,7 +92,7 @@ def test_the_three_sohk_cases_are_entered_with_their_full_meaning():
     assert ui.table.match.st.score == [12, 2]
     _sohk(ui, "B")
     play(ui, "OK")
-    _to(ui, "Karvane")
+    assert ui.choice_text() == "Karvane"
     assert play(ui, "A") == 1                        # A took every trick: 2 + 2 and a mark
     st = ui.table.match.st
     assert st.over and st.winner == 0 and st.marks == [1, 0] and st.final() == [17, 2], (st.score, st.final())
@@ -95,8 +106,14 @@ def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
     _sohk(ui, "A")
     assert play(ui, "A") == 1
     ev = saved(ui)[-1]
-    assert (ev["game"], ev["maker"], ev["sohk"]) == ("suit", "A", "A")
+    assert (ev["game"], ev["maker"], ev["sohk"], ev["winner"]) == ("suit", "A", "A", "B")
     assert ui.table.match.st.score == [0, 4]
+    # the offenders made it, the innocent pair won with jänn: the maker's button held
+    ui = started("saare-2020")
+    _sohk(ui, "A")
+    assert play(ui, "LA") == 1
+    ev = saved(ui)[-1]
+    assert (ev["maker"], ev["sohk"], ev["result"], ev["winner"]) == ("A", "A", "jann", "B")
     # the cursor moved to a game first: the sohk keeps it there
     ui = started("saare-2020")
     play(ui, "NEXT NEXT")
@@ -105,7 +122,7 @@ def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
     assert ui.choice_text() == game and game.startswith("Valge pits")
     # a pits game: the ♦6's catch is one of the innocent pair's results, with the maker's button
     play(ui, "OK")
-    assert [ui.word(w) for w in ui.items] == ["Pooleli / võit", "♦6 püüdis ♣K", "Karvane"]
+    assert [ui.word(w) for w in ui.items] == ["♦6 püüdis ♣K", "Pooleli / võit", "Karvane"]
     assert ui.word(ui.says()) == "tegi"
     _to(ui, "♦6 püüdis ♣K")
     assert play(ui, "B") == 1
@@ -115,10 +132,10 @@ def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
     ui = started("saare-2020")
     play(ui, "NEXT OK")                              # ruutu, its other results
     _sohk(ui, "A")
-    assert ui.word(ui.title) == "Ruutu" and ui.choice_text() == "Pooleli / võit"
+    assert ui.word(ui.title) == "Ruutu" and ui.choice_text() == "Karvane"
     play(ui, "LPREV")                                # taken back: the game again, the sohk kept
     assert ui.deal.answers == {"sohk": "A"} and ui.choice_text() == "Ruutu · võit"
-    play(ui, "OK PREV")                              # ruutu's: "Karvane"
+    play(ui, "OK")                                   # ruutu's: "Karvane" first
     assert ui.choice_text() == "Karvane" and play(ui, "B") == 1
     ev = saved(ui)[-1]
     assert (ev["game"], ev["maker"], ev["sohk"], ev["result"], ev["winner"]) == ("ruutu", "B", "A", "karvane", "B")
@@ -447,3 +464,44 @@ def test_every_offence_and_every_setup_field_is_entered_with_the_buttons():
             else:
                 key, v = want[t]
                 assert s[key] == v, (t, s)
+
+
+def test_a_side_button_held_enters_its_held_answer_once():
+    from nakk.drivers import buttons as K
+    ui = started("saare-2020")
+    # tapped: that pair's win; held (its PRESS, then its LONG): the jänn, one entry
+    assert play(ui, "A") == 1 and saved(ui)[-1]["result"] == "win"
+    assert play(ui, "LA") == 1
+    ev = saved(ui)[-1]
+    assert (ev["game"], ev["maker"], ev["winner"], ev["result"]) == ("suit", "A", "A", "jann")
+    assert len(saved(ui)) == 3                       # the setup and two deals: the tap's win taken back
+    # a pits game has no jänn (2020): held, karvane
+    play(ui, "NEXT NEXT")
+    assert ui.choice_text().startswith("Valge pits")
+    assert play(ui, "LB") == 1
+    ev = saved(ui)[-1]
+    assert (ev["game"], ev["maker"], ev["winner"], ev["result"]) == ("valge-pits", "B", "B", "karvane")
+    # while the button is down (the entry not on flash): which button, and the header's words
+    t = ui.test_clock.ticks_ms() + 1000
+    assert ui.handle(K.event(K.PRESS, K.A, t))[0] == U.SUBMITTED
+    assert ui.holding() == K.A and ui.word(ui.held_says()) == "jänn"
+    assert ui.handle(K.event(K.LONG, K.B, t + 800))[0] == U.NOTHING      # another button's LONG
+    ui.table.flush()                                 # released: saved as the win
+    assert ui.holding() == -1 and ui.held_says() is None
+    assert ui.handle(K.event(K.LONG, K.A, t + 800))[0] == U.NOTHING      # too late: nothing changes
+    assert saved(ui)[-1]["result"] == "win" and len(saved(ui)) == 5
+    # both side buttons (a chord): nothing, and the first one's LONG then enters nothing either
+    t += 2000
+    ui.handle(K.event(K.PRESS, K.A, t))
+    assert ui.handle(K.event(K.PRESS, K.B, t + 5))[0] == U.REFUSED
+    assert ui.holding() == -1 and ui.handle(K.event(K.LONG, K.A, t + 800))[0] == U.NOTHING
+    ui.table.flush()
+    assert len(saved(ui)) == 5
+    # the penalty list's first row: tapped, its offence; held, the sohk by that pair
+    play(ui, "LNEXT")
+    assert play(ui, "B") == 1 and saved(ui)[-1]["type"] == "penalty"
+    # Turniirisasku: held, the makers' jänn
+    ui = started("sasku")
+    assert play(ui, "LB") == 1
+    ev = saved(ui)[-1]
+    assert (ev["contract"], ev["maker"], ev["winner"], ev["result"]) == ("suit", "B", "B", "jann")

@@ -32,7 +32,10 @@ def events(token, t=0):
     if "+" in token:
         return [K.event(K.PRESS, _NAMES.index(part), t) for part in token.split("+")]
     if token[0] == "L" and len(token) > 1:
-        return [K.event(K.LONG, _NAMES.index(token[1:]), t)]
+        b = _NAMES.index(token[1:])
+        if b < K.NSIDE:          # a side button held: its PRESS at once, its LONG 0.8 s later
+            return [K.event(K.PRESS, b, t), K.event(K.LONG, b, t + 800)]
+        return [K.event(K.LONG, b, t)]
     b = _NAMES.index(token)
     return [K.event(K.PRESS if b < K.NSIDE else K.SHORT, b, t)]
 
@@ -50,11 +53,14 @@ def play(ui, script, outcomes=None):
     for token in script.split():
         if clock is not None:
             clock.advance(1000)
+        did = None
         for ev in events(token, clock.ticks_ms() if clock is not None else 0):
             r = ui.handle(ev)
             if outcomes is not None:
                 outcomes.append(r)
-        if r[0] == U.SUBMITTED:
+            if r[0] != U.NOTHING or did is None:
+                did = r              # a held side button's LONG that changes nothing: its PRESS's
+        if did[0] == U.SUBMITTED:
             n += 1
         ui.table.flush()
     return n

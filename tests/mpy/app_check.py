@@ -6,6 +6,9 @@ SCRIPT is a space-separated list of actions, played with real asyncio timing:
   X+Y(+Z)              press X, then Y (and Z) 5 ms apart (all down), release them
   LX+Y                 the same, held 1000 ms (LPREV+NEXT: the pairing's yes)
   hold:<name>          press before the app starts (held at boot), release after 300 ms
+  down:X / up:X        press / release side or cluster button X alone (then a person's pace)
+  held                 print "held<k> <entry pending 0|1> <ui.holding()> <header hint or ->"
+                       (k counts from 1)
   ask / ask:<ms>       App.ask the pairing question (time-out ms; default the UI's):
                        prints "asked True|False" (shown or not: only over the start
                        screen); each answer is printed as "answer True|False" when it comes
@@ -94,6 +97,7 @@ async def tap(pins, name, ms):
 
 
 ANSWERS = []
+HELD = []
 
 
 def write_assignment():
@@ -165,6 +169,21 @@ async def play(app, script):
             continue
         if act == "note":
             print("note", app.ui.mode, app.waiting)
+            continue
+        if act == "held":
+            HELD.append(1)
+            ui = app.ui
+            h = ui.held_says()
+            print("held%d" % len(HELD), 0 if app.table.pending is None else 1, ui.holding(),
+                  ui.word(h) if h is not None else "-")
+            continue
+        if act.startswith("down:") or act.startswith("up:"):
+            p = pins[NAMES.index(act.split(":")[1])]
+            if act.startswith("down:"):
+                p.press()
+            else:
+                p.release()
+            await asyncio.sleep_ms(120)
             continue
         if "+" in act:
             hold = 60
