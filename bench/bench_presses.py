@@ -25,20 +25,23 @@ bidder's (three or more of one team's with "+3 punkti", one move away), then OK 
 the rest; a tied Game point first, with its choice.
 
 Slips (issue 14): before each deal is entered for the count, the player
-tries it three more times, each with one slip it does not notice and plays
+tries it four more times, each with one slip it does not notice and plays
 on from: a different side button at one of the entry's side commits, one
 cursor step too far at one of its answers, a commit without moving at one of
-its answers that needs a move. Each try ends refused (the box said no),
-saved visibly wrong (the pair that scores differs, or what the screen says at
-the commit -- the step, the answer under the cursor, what each side's button
-does, a tally -- is not what it says in the right entry), saved silently
+its answers that needs a move, a tap where it meant to hold a side button (or
+a hold where it meant to tap) on an answer that means more when held. Each
+try ends refused (the box said no), saved visibly wrong (the pair that scores
+differs, or what the screen says at the commit -- the step, the answer under
+the cursor, what each side's button does, a tally, and for a side button
+that may be held, whether the header still says "hoia: ..." when the entry is
+decided, at the release or the LONG -- is not what it says in the right entry), saved silently
 wrong (the saved event differs and nothing on screen showed it), saved right
 anyway, or unfinished. Tries are never flushed: Table.drop() forgets them,
 as a chord's take-back does, and they draw from their own random numbers,
 so the deals and presses counted are those of a run without them.
 
 Counting (bench/README.md): every button event handed to Ui.handle is
-one press, a long press too. A deal's presses are its entry; a redeal counts as
+one press, a long press too (a side button held: its PRESS and its LONG, one press). A deal's presses are its entry; a redeal counts as
 a deal (long OK, the reason, OK); a penalty (long NEXT, the offence, the
 offender's side button) and an undo (one wrong answer in an entry, then long
 PREV + OK, then the entry again, right) are counted apart; the undo's cost is

@@ -155,11 +155,12 @@ def cmd_sim(args):
 _TERM_KEYS = {"a": ("A", False), "b": ("B", False), "c": ("C", False), "x": ("A+B", False),
               "j": ("PREV", False), "k": ("OK", False), "l": ("NEXT", False),
               "J": ("PREV", True), "K": ("OK", True), "L": ("NEXT", True),
+              "A": ("A", True), "B": ("B", True), "C": ("C", True),
               "\r": ("OK", False), "\n": ("OK", False),
               "\x1b[D": ("PREV", False), "\x1b[C": ("NEXT", False),
               "\x1bOD": ("PREV", False), "\x1bOC": ("NEXT", False)}
 
-_HELP = ("a b c: side buttons   x: A+B together   j k l or \u2190 Enter \u2192: PREV OK NEXT   J K L: long PREV/OK/NEXT   "
+_HELP = ("a b c: side buttons   x: A+B together   j k l or \u2190 Enter \u2192: PREV OK NEXT   A B C J K L: held   "
          "u: USB host   s: screenshot   q: quit")
 
 
