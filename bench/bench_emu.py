@@ -114,6 +114,10 @@ def kind_of(name, long, wrote, first_entry, prev=None):
         # before the match is set up: the start wizard, no press of a deal (issue 11's 10 ms
         # target is for the presses a deal needs; the first draws of the start screens are here)
         return "start wizard (before the match)"
+    if long and name in SIDES:
+        # 800 ms into the press its LONG takes back what the press-down entered and enters the
+        # held answer (a jänn win), saved at once
+        return "side button held (the held answer, from its LONG)"
     if long:
         return {"PREV": "undo question (long PREV)", "NEXT": "penalty list (long NEXT)",
                 "OK": "menu (long OK)"}[name]
