@@ -551,44 +551,132 @@ def plan(ui, want):
     return best[2], best[3]
 
 def _plan_tally(ui, want, stp, nsides):
-    """A tally step: the points of the teams other than the bidder's, one press each, then
-    OK for the rest (the bidder's); a tied Game point first (the choice that says so, OK)."""
+    """A tally step: the fewest presses that give each team other than the bidder's its
+    points, as the list on screen shows them (a team's button adds the amount under the
+    cursor, which stays there; an amount is on the list while that many are left; OK gives
+    the rest to the bidder's team, and on "Mängupunkt viik" the rest less the tied Game
+    point; a last point given with another team's button waits for "Salvesta"). Returns the
+    first answer of the cheapest way (each answer costs its cursor moves and its press)."""
     deal = ui.deal
     want_t = [0] * nsides
     for p in ("high", "low", "right", "left", "joker", "game"):
         if want.get(p) is not None:
             want_t[SIDES.index(want[p])] += 1
-    if want.get("game", 0) is None and "game" not in deal.answers:
-        for i in range(len(deal.choices)):
-            if deal.choices[i].get("sets") is not None:
-                return i, None
-    got = [deal.tally(i) for i in range(nsides)]
+    tie = want.get("game", 0) is None
+    got = tuple(deal.tally(i) for i in range(nsides))
     rest = SIDES.index(deal.answers[stp["rest"]])
-    for i in range(nsides):
-        if i != rest and got[i] < want_t[i]:
-            return _adding(ui, want_t[i] - got[i]), i
-    if deal.left() == 1 and got[rest] < want_t[rest]:
-        return _adding(ui, 1), rest  # the last point, the bidder's: a press, as an OK would
-    return 0, None                   # OK: the rest to the bidder
+    tied = "game" in deal.answers
+    cur = deal.choices[ui.cursor]
+    # played on after a slip: a team given too many keeps them, the others still get theirs
+    goal = [max(got[i], want_t[i]) for i in range(nsides)]
+    choices = stp["choices"]
+    key = (id(choices), got, tied, choices.index(cur), tuple(goal), tie, rest)
+    if key not in _TALLY_PLANS or _TALLY_PLANS[key][0] is not choices:
+        _TALLY_PLANS[key] = (choices, _tally_search(choices, stp["count"], got, tied, cur, goal, tie, rest,
+                                                    nsides))
+    first = _TALLY_PLANS[key][1]
+    if first is None:
+        return 0, None               # nothing on screen gets there: OK
+    c, side = first
+    for i in range(len(deal.choices)):
+        if deal.choices[i] is c:
+            return i, side
+    return 0, None
 
 
-def _adding(ui, need):
-    """The tally's answer a side press takes for a team still owed `need` points: the one on
-    screen that adds the most without adding too many, the nearest of those ("+3 punkti", one
-    move away, for three or more; "+1 punkt" under the cursor otherwise)."""
-    deal = ui.deal
-    n = len(deal.choices)
-    best = None
-    for i in range(n):
-        c = deal.choices[i]
-        if c.get("side") is None:
-            continue
+_TALLY_PLANS = {}      # the searches made, by the screen and the goal (the form's list kept with each)
+
+
+def _tally_offered(choices, left, tied):
+    """The tally's choices on the list with `left` still to give (as the screen shows them)."""
+    out = []
+    for c in choices:
         adds = c.get("adds", 1)
-        d = (i - ui.cursor) % n
-        key = (adds > need, -adds, min(d, n - d))
-        if best is None or key < best[0]:
-            best = (key, i)
-    return best[1] if best is not None else ui.cursor   # none on screen (played on after a slip)
+        if "sets" in c:
+            if not tied and left >= 1:
+                out.append(c)
+        elif adds == 0:
+            if left <= 0:
+                out.append(c)
+        elif adds <= left:
+            out.append(c)
+    return out
+
+
+def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
+    """Dijkstra over the tally's screens: (the choice to commit, side or None) that starts the
+    cheapest way to a saved tally whose teams other than `rest` have `goal`, or None."""
+    import heapq
+    start = (got, tied, cur.get("adds", 1) == 0, choices.index(cur))
+    best = {start: 0}
+    heap = [(0, 0, start, None)]
+    order = 0
+    while heap:
+        cost, _, st, first = heapq.heappop(heap)
+        if st is None:
+            return first             # the cheapest saved tally: its first answer
+        if best.get(st, 1 << 30) < cost:
+            continue
+        g, td, held, ci = st
+        left = count - sum(g) - (1 if td else 0)
+        offered = _tally_offered(choices, left, td)
+        pos = offered.index(choices[ci]) if choices[ci] in offered else 0
+        n = len(offered)
+        for j in range(n):
+            c = offered[j]
+            d = (j - pos) % n
+            step = min(d, n - d) + 1
+            acts = []
+            if c.get("side") is not None:
+                for s in range(nsides):
+                    acts.append(s)
+            if c.get("ok") or c.get("side") is not None:
+                acts.append(None)
+            for s in acts:
+                nxt = None
+                done = None
+                if s is not None:
+                    g2 = list(g)
+                    g2[s] += c.get("adds", 1)
+                    l2 = count - sum(g2) - (1 if td else 0)
+                    if l2 < 0:
+                        continue
+                    if l2 == 0 and s == rest:
+                        done = (g2, td)
+                    else:
+                        at = _tally_at(choices, _tally_offered(choices, l2, td), c)
+                        nxt = (tuple(g2), td, l2 == 0, at)
+                elif c.get("adds", 1) == 0:
+                    done = (list(g), td)
+                elif "sets" in c:
+                    g2 = list(g)
+                    g2[rest] += left - 1
+                    done = (g2, True)
+                elif left > 0:
+                    g2 = list(g)
+                    g2[rest] += left
+                    done = (g2, td)
+                if done is not None:
+                    if done[1] == tie and all(done[0][i] == goal[i] for i in range(nsides) if i != rest):
+                        heapq.heappush(heap, (cost + step, order, None, first or (c, s)))
+                        order += 1
+                    continue
+                if nxt is not None and cost + step < best.get(nxt, 1 << 30):
+                    best[nxt] = cost + step
+                    heapq.heappush(heap, (cost + step, order, nxt, first or (c, s)))
+                    order += 1
+    return None
+
+
+def _tally_at(choices, offered, c):
+    """Where the cursor goes after a side press on c (nakk.ui.dealform.DealEntry.at): c, or the
+    nearest choice before it still on the list, or the first."""
+    j = choices.index(c)
+    while j >= 0:
+        if choices[j] in offered:
+            return j
+        j -= 1
+    return choices.index(offered[0])
 
 
 SIDE, FAR, STILL = 0, 1, 2      # the slips: a wrong side button, a cursor step too far, a commit without moving

@@ -35,7 +35,7 @@ HOT = {
     "nakk/ui/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",
                          "_nobody", "_unfits", "_fits", "_complete", "_held", "_on", "_innocent", "_tally_list", "_key", "_value_key", "_asks", "_label", "_named", "fields", "_to_list",
                          "_when_field", "_index", "_choice_of", "_put_each", "_put_all", "show", "ok_choice",
-                         "left", "_nobodies", "_counted", "tally", "rests"],
+                         "left", "_nobodies", "_counted", "tally", "rests", "at", "_place", "_labels", "_how_many", "_thinned", "_appended"],
     "nakk/event.py": ["check_envelope", "check_fields", "_find", "kind_ok", "_short"],
     "nakk/table.py": ["submit"],
     "nakk/match.py": ["apply"],

@@ -197,6 +197,8 @@ class Sheet:
                     if key not in out:
                         out[key] = c["sets"][key]
                         sets_taken += 1
+                if c.get("rests"):
+                    rest = True               # as on the box: "Mängupunkt viik" gives the rest too
         left = step["count"] - sets_taken - sum(got)
         if rest:
             who = out.get(step["rest"])

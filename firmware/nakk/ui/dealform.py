@@ -102,6 +102,20 @@ def _tally_list(v, sides):
     return [(v >> 6 * i) & 63 for i in range(sides)]
 
 
+_NONE = []      # never changed: `x + _NONE` is a copy of list x made at its size (no slice object)
+
+
+def _labels(offered):
+    # the choices' labels in a list made at its size: one grown by appends past four items
+    # is allocated again (a tally's first list is five)
+    out = offered + _NONE
+    i = len(out)
+    while i:
+        i -= 1
+        out[i] = out[i]["label"]
+    return out
+
+
 def _put_each(a, keys, v):
     if keys is not None:
         for k in keys:
@@ -156,12 +170,34 @@ class DealEntry:
     # The form's functions a press calls keep their frames within 11 words (a bigger one is
     # allocated on the heap at every call: ~0.1 ms on the Pico's app heap), hence the helpers.
     def _offered(self, stp):
-        out = []
         self._counting = "count" in stp
         self._living = "live" in stp
-        for c in stp["choices"]:
+        choices = stp["choices"]
+        if len(choices) <= 8 and self._how_many(choices) > 4:
+            return self._thinned(choices + _NONE)   # more than four of a short list: a copy, thinned
+        return self._appended(choices)
+
+    def _appended(self, choices):
+        out = []
+        for c in choices:
             if self._offers(c):
                 out.append(c)
+        return out
+
+    def _how_many(self, choices):
+        n = 0
+        for c in choices:
+            if self._offers(c):
+                n += 1
+        return n
+
+    def _thinned(self, out):
+        # the choices not offered taken out of a copy (a list shrinks in place)
+        i = len(out)
+        while i:
+            i -= 1
+            if not self._offers(out[i]):
+                del out[i]
         return out
 
     def _offers(self, c):
@@ -279,7 +315,7 @@ class DealEntry:
             made = self._lists.get(at) if at is not None else None
             if made is None:
                 offered = self._offered(stp)
-                labels = [c["label"] for c in offered]
+                labels = _labels(offered)
                 if at is not None:
                     self._lists[at] = (offered, labels)
             else:
@@ -349,7 +385,9 @@ class DealEntry:
         else:
             _put_all(a, c.get("sets"))
         a[stp["key"]] = got
-        if self.left() <= 0:
+        if side is None and "rests" in c:
+            self.rest()                   # "Mängupunkt viik": the rest to the bidder's team too
+        elif self.left() <= 0:
             self._complete(stp, side)
 
     def _complete(self, stp, side):
@@ -362,6 +400,33 @@ class DealEntry:
         else:
             self.answers[stp["key"]] &= (1 << 6 * self.sides) - 1
             self.step += 1
+
+    def at(self, c):
+        """Where the cursor goes on the step shown after a side press on choice c: on a tally
+        still being given, on c again (the same amount for the next side), or on the nearest
+        choice before it that is still offered; else on the first."""
+        stp = self.steps[self.step]
+        if "count" not in stp:
+            return 0
+        all_ = stp["choices"]
+        j = len(all_)
+        while j and all_[j - 1] is not c:
+            j -= 1
+        while j:
+            j -= 1
+            i = self._place(all_[j])
+            if i >= 0:
+                return i
+        return 0
+
+    def _place(self, c):
+        # where choice c is on the list shown, or -1
+        i = len(self.choices)
+        while i:
+            i -= 1
+            if self.choices[i] is c:
+                return i
+        return -1
 
     def _held(self, stp):
         """Whether a tally given whole waits for OK (see _complete)."""
