@@ -572,6 +572,8 @@ def _plan_tally(ui, want, stp, nsides):
     choices = stp["choices"]
     key = (id(choices), got, tied, choices.index(cur), tuple(goal), tie, rest)
     if key not in _TALLY_PLANS or _TALLY_PLANS[key][0] is not choices:
+        if len(_TALLY_PLANS) >= (32 if MPY else 100000):
+            _TALLY_PLANS.clear()     # a speed cache only (the unix port's heap is the box's)
         _TALLY_PLANS[key] = (choices, _tally_search(choices, stp["count"], got, tied, cur, goal, tie, rest,
                                                     nsides))
     first = _TALLY_PLANS[key][1]
@@ -608,6 +610,7 @@ def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
     cheapest way to a saved tally whose teams other than `rest` have `goal`, or None."""
     import heapq
     start = (got, tied, cur.get("adds", 1) == 0, choices.index(cur))
+    mine = count - (1 if tie else 0) - sum(goal[i] for i in range(nsides) if i != rest)   # the bidder's at most
     best = {start: 0}
     heap = [(0, 0, start, None)]
     order = 0
@@ -639,8 +642,8 @@ def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
                     g2 = list(g)
                     g2[s] += c.get("adds", 1)
                     l2 = count - sum(g2) - (1 if td else 0)
-                    if l2 < 0:
-                        continue
+                    if l2 < 0 or g2[s] > (goal[s] if s != rest else mine):
+                        continue             # no press takes points back: past the goal is a dead end
                     if l2 == 0 and s == rest:
                         done = (g2, td)
                     else:
