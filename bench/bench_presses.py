@@ -572,7 +572,7 @@ def _plan_tally(ui, want, stp, nsides):
     choices = stp["choices"]
     key = (id(choices), got, tied, choices.index(cur), tuple(goal), tie, rest)
     if key not in _TALLY_PLANS or _TALLY_PLANS[key][0] is not choices:
-        if len(_TALLY_PLANS) >= (32 if MPY else 100000):
+        if len(_TALLY_PLANS) >= (0 if MPY else 100000):
             _TALLY_PLANS.clear()     # a speed cache only (the unix port's heap is the box's)
         _TALLY_PLANS[key] = (choices, _tally_search(choices, stp["count"], got, tied, cur, goal, tie, rest,
                                                     nsides))
@@ -605,81 +605,127 @@ def _tally_offered(choices, left, tied):
     return out
 
 
+# The tally search's states, one byte each in arrays made once (on the unix port the heap is the
+# box's, and a dict of states grown search after search fragments it): the search that last
+# reached a state (a number 1..255 that each search moves on) and at what cost. A state is the
+# three teams' counts (their sum at most 6: one of 84, numbered by _GIDX, counts back in _GOF),
+# the Game point tied and the cursor (< 8); a tally held for OK is one with nothing left.
+_GIDX = bytearray(7 * 7 * 7)
+_GOF = bytearray(3 * 84)
+_k = 0
+for _a in range(7):
+    for _b in range(7 - _a):
+        for _c in range(7 - _a - _b):
+            _GIDX[(_a * 7 + _b) * 7 + _c] = _k
+            _GOF[3 * _k], _GOF[3 * _k + 1], _GOF[3 * _k + 2] = _a, _b, _c
+            _k += 1
+_STATES = 84 * 16
+_SEEN = bytearray(_STATES)
+_COST = bytearray(_STATES)
+_SEARCH = [0]
+
+
+def _state(g, td, ci):
+    return (_GIDX[(g[0] * 7 + g[1]) * 7 + g[2]] * 2 + (1 if td else 0)) * 8 + ci
+
+
 def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
-    """Dijkstra over the tally's screens: (the choice to commit, side or None) that starts the
-    cheapest way to a saved tally whose teams other than `rest` have `goal`, or None."""
-    import heapq
-    start = (got, tied, cur.get("adds", 1) == 0, choices.index(cur))
+    """The cheapest way (Dijkstra, its costs small numbers: a list of states per cost, first in
+    first out) over the tally's screens to a saved tally whose teams other than `rest` have
+    `goal`: its first answer (the choice to commit, side or None), or None."""
+    assert nsides == 3 and len(choices) <= 8
+    n = _SEARCH[0] % 255 + 1
+    _SEARCH[0] = n
+    if n == 1:
+        for i in range(_STATES):       # the numbers come round again: every state unseen
+            _SEEN[i] = 0
     mine = count - (1 if tie else 0) - sum(goal[i] for i in range(nsides) if i != rest)   # the bidder's at most
-    best = {start: 0}
-    heap = [(0, 0, start, None)]
-    order = 0
-    while heap:
-        cost, _, st, first = heapq.heappop(heap)
-        if st is None:
-            return first             # the cheapest saved tally: its first answer
-        if best.get(st, 1 << 30) < cost:
-            continue
-        g, td, held, ci = st
-        left = count - sum(g) - (1 if td else 0)
-        offered = _tally_offered(choices, left, td)
-        pos = offered.index(choices[ci]) if choices[ci] in offered else 0
-        n = len(offered)
-        for j in range(n):
-            c = offered[j]
-            d = (j - pos) % n
-            step = min(d, n - d) + 1
-            acts = []
-            if c.get("side") is not None:
-                for s in range(nsides):
-                    acts.append(s)
-            if c.get("ok") or c.get("side") is not None:
-                acts.append(None)
-            for s in acts:
-                nxt = None
-                done = None
-                if s is not None:
-                    g2 = list(g)
-                    g2[s] += c.get("adds", 1)
-                    l2 = count - sum(g2) - (1 if td else 0)
-                    if l2 < 0 or g2[s] > (goal[s] if s != rest else mine):
-                        continue             # no press takes points back: past the goal is a dead end
-                    if l2 == 0 and s == rest:
+    start = _state(got, tied, choices.index(cur))
+    _SEEN[start] = n
+    _COST[start] = 0
+    levels = [[start, -1]]             # per cost: state, first answer (choice * 4 + side + 1), ...
+    cost = 0
+    while cost < len(levels):
+        level = levels[cost]
+        k = 0
+        while k < len(level):
+            st, first = level[k], level[k + 1]
+            k += 2
+            if st < 0:
+                c = choices[first // 4]
+                return c, (first % 4 - 1 if first % 4 else None)   # the cheapest saved tally
+            if _SEEN[st] != n or _COST[st] < cost:
+                continue               # reached more cheaply since
+            ci = st % 8
+            td = bool(st // 8 % 2)
+            gi = 3 * (st // 16)
+            g = [_GOF[gi], _GOF[gi + 1], _GOF[gi + 2]]
+            left = count - sum(g) - (1 if td else 0)
+            offered = _tally_offered(choices, left, td)
+            pos = offered.index(choices[ci]) if choices[ci] in offered else 0
+            m = len(offered)
+            for j in range(m):
+                c = offered[j]
+                d = (j - pos) % m
+                step = min(d, m - d) + 1
+                sides = list(range(nsides)) if c.get("side") is not None else []
+                if c.get("ok") or c.get("side") is not None:
+                    sides.append(None)
+                for side in sides:
+                    f = first if first >= 0 else choices.index(c) * 4 + (0 if side is None else side + 1)
+                    done = None
+                    nxt = -1
+                    if side is not None:
+                        g2 = list(g)
+                        g2[side] += c.get("adds", 1)
+                        l2 = count - sum(g2) - (1 if td else 0)
+                        if l2 < 0 or g2[side] > (goal[side] if side != rest else mine):
+                            continue           # no press takes points back: past the goal is a dead end
+                        if l2 == 0 and side == rest:
+                            done = (g2, td)
+                        else:
+                            at = _tally_at(choices, _tally_offered(choices, l2, td), c)
+                            nxt = _state(g2, td, at)
+                    elif c.get("adds", 1) == 0:
+                        done = (g, td)
+                    elif "sets" in c:
+                        g2 = list(g)
+                        g2[rest] += left - 1
+                        done = (g2, True)
+                    elif left > 0:
+                        g2 = list(g)
+                        g2[rest] += left
                         done = (g2, td)
-                    else:
-                        at = _tally_at(choices, _tally_offered(choices, l2, td), c)
-                        nxt = (tuple(g2), td, l2 == 0, at)
-                elif c.get("adds", 1) == 0:
-                    done = (list(g), td)
-                elif "sets" in c:
-                    g2 = list(g)
-                    g2[rest] += left - 1
-                    done = (g2, True)
-                elif left > 0:
-                    g2 = list(g)
-                    g2[rest] += left
-                    done = (g2, td)
-                if done is not None:
-                    if done[1] == tie and all(done[0][i] == goal[i] for i in range(nsides) if i != rest):
-                        heapq.heappush(heap, (cost + step, order, None, first or (c, s)))
-                        order += 1
-                    continue
-                if nxt is not None and cost + step < best.get(nxt, 1 << 30):
-                    best[nxt] = cost + step
-                    heapq.heappush(heap, (cost + step, order, nxt, first or (c, s)))
-                    order += 1
+                    if done is not None:
+                        if done[1] == tie and all(done[0][i] == goal[i] for i in range(nsides) if i != rest):
+                            _push(levels, cost + step, -1, f)
+                        continue
+                    if nxt >= 0 and not (_SEEN[nxt] == n and _COST[nxt] <= cost + step):
+                        _SEEN[nxt] = n
+                        _COST[nxt] = cost + step
+                        _push(levels, cost + step, nxt, f)
+        cost += 1
     return None
+
+
+def _push(levels, cost, st, first):
+    while len(levels) <= cost:
+        levels.append([])
+    levels[cost].append(st)
+    levels[cost].append(first)
 
 
 def _tally_at(choices, offered, c):
     """Where the cursor goes after a side press on c (nakk.ui.dealform.DealEntry.at): c, or the
-    nearest choice before it still on the list, or the first."""
-    j = choices.index(c)
-    while j >= 0:
-        if choices[j] in offered:
-            return j
-        j -= 1
-    return choices.index(offered[0])
+    most that still fits, or the first; as an index into the step's choices."""
+    if c in offered:
+        return choices.index(c)
+    best = offered[0]
+    for o in offered:
+        n = o.get("adds", 1) if o.get("side") is not None else 0
+        if n <= c.get("adds", 1) and n > (best.get("adds", 1) if best.get("side") is not None else 0):
+            best = o
+    return choices.index(best)
 
 
 SIDE, FAR, STILL = 0, 1, 2      # the slips: a wrong side button, a cursor step too far, a commit without moving

@@ -35,7 +35,7 @@ HOT = {
     "nakk/ui/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",
                          "_nobody", "_complete", "_held", "_on", "_key", "_value_key", "_asks", "_label", "_named",
                          "fields", "_to_list", "show", "ok_choice", "left", "_nobodies", "tally", "rests", "at",
-                         "_place"],
+                         "_adds"],
     "nakk/ui/formparts.py": ["_unfits", "_fits", "_innocent", "_tally_list", "_when_field", "_index", "_choice_of",
                              "_put_each", "_put_all", "_counted", "_labels"],
     "nakk/event.py": ["check_envelope", "check_fields", "_find", "kind_ok", "_short"],

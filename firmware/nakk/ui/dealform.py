@@ -284,30 +284,30 @@ class DealEntry:
 
     def at(self, c):
         """Where the cursor goes on the step shown after a side press on choice c: on a tally
-        still being given, on c again (the same amount for the next side), or on the nearest
-        choice before it that is still offered; else on the first."""
-        stp = self.steps[self.step]
-        if "count" not in stp:
+        still being given, on c again (the same amount for the next side), or, when fewer are
+        left than it adds, on the most that still fits (never onto an answer OK takes); else
+        on the first."""
+        if "count" not in self.steps[self.step]:
             return 0
-        all_ = stp["choices"]
-        j = len(all_)
-        while j and all_[j - 1] is not c:
-            j -= 1
-        while j:
-            j -= 1
-            i = self._place(all_[j])
-            if i >= 0:
-                return i
-        return 0
-
-    def _place(self, c):
-        # where choice c is on the list shown, or -1
+        best = 0
+        most = 0
         i = len(self.choices)
         while i:
             i -= 1
-            if self.choices[i] is c:
+            n = self._adds(self.choices[i], c)
+            if n < 0:
                 return i
-        return -1
+            if n > most:
+                most = n
+                best = i
+        return best
+
+    def _adds(self, o, c):
+        # -1 when o is c; else what o adds with a side button when that is no more than c adds (0: not)
+        if o is c:
+            return -1
+        n = o.get("adds", 1) if "side" in o else 0
+        return n if n <= c.get("adds", 1) else 0
 
     def _held(self, stp):
         """Whether a tally given whole waits for OK (see _complete)."""
