@@ -20,9 +20,10 @@ state of nakk.ui.flows.Ui: the mode, the step, the choices on the list and the
 cursor (the list wraps, so it moves the shorter way round). Of the answers
 that fit what it wants it takes the one that fills the most fields (a side
 button on "Trump · võit": the whole deal in one press), then the nearest.
-On a tally step (Schmier) it presses the button of each point that is not the
-bidder's (three or more of one team's with "+3 punkti", one move away), then OK for
-the rest; a tied Game point first, with its choice.
+On a tally step (Schmier) it takes the fewest presses the list on screen allows (a
+team's button adds the amount under the cursor, which stays there; OK gives the rest
+to the bidder's team, on "Mängupunkt viik" less the tied Game point), found by a
+search over the tally's screens (_tally_search).
 
 Slips (issue 14): before each deal is entered for the count, the player
 tries it three more times, each with one slip it does not notice and plays
