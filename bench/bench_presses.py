@@ -717,16 +717,9 @@ def _push(levels, cost, st, first):
 
 
 def _tally_at(choices, offered, c):
-    """Where the cursor goes after a side press on c (nakk.ui.dealform.DealEntry.at): c, or the
-    most that still fits, or the first; as an index into the step's choices."""
-    if c in offered:
-        return choices.index(c)
-    best = offered[0]
-    for o in offered:
-        n = o.get("adds", 1) if o.get("side") is not None else 0
-        if n <= c.get("adds", 1) and n > (best.get("adds", 1) if best.get("side") is not None else 0):
-            best = o
-    return choices.index(best)
+    """Where the cursor goes after a side press on c (nakk.ui.dealform.DealEntry.at): c while it
+    is on the list, else the first; as an index into the step's choices."""
+    return choices.index(c if c in offered else offered[0])
 
 
 SIDE, FAR, STILL = 0, 1, 2      # the slips: a wrong side button, a cursor step too far, a commit without moving

@@ -152,7 +152,7 @@ def test_schmier_the_amount_under_the_cursor_stays_for_the_next_team_and_a_last_
     assert play(ui, "NEXT B C OK") == 1              # 3 and 3, held, saved with OK
     assert saved(ui)[-1]["tally"] == [0, 3, 3]
     play(ui, "A B NEXT C")                           # a point to B, "+3 punkti" to C: two left, "+3" gone,
-    assert ui.choice_text() == "+2 punkti"           # the cursor on the most that still fits
+    assert ui.choice_text() == "+1 punkt"            # the cursor back on the first
     assert play(ui, "OK") == 1 and saved(ui)[-1]["tally"] == [2, 1, 3]
     play(ui, "A NEXT NEXT B")                        # "+5 punkti" to B: one left, the cursor on "+1"
     assert ui.choice_text() == "+1 punkt" and ui.deal.left() == 1

@@ -193,7 +193,7 @@ def _word(v):
 #            what is left to the side in `rest`; an ok choice with `sets` counts
 #            one for nobody (once: it is not offered once its field is set). After a
 #            side press the cursor stays on the choice pressed (the same amount for
-#            the next side), or goes to the side choice adding the most that fits
+#            the next side) while it fits, else goes to the first
 # The UI shows the choices in order, moves with PREV/NEXT and commits with OK
 # or the named side button. Nothing in the UI is written per game, and the
 # UI never writes into a form: it is read-only data once built.

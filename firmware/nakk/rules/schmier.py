@@ -14,6 +14,8 @@ _LABELS = {
     "left": ("Vasak", "Left"), "joker": ("Jokker", "Joker"), "game": ("Mängupunkt", "Game"),
 }
 _BID_LINES = {}    # bid, bidder and lang as one int -> the line banner() shows
+_BID_HEADS = ("Pakkumine 3: ", "Pakkumine 4: ", "Pakkumine 5: ", "Pakkumine 6: ", "Bid 3: ", "Bid 4: ", "Bid 5: ",
+              "Bid 6: ")
 # its table made at import with room for one language's twelve lines (a dict keeps the size of
 # the most it held): the press that shows a bid's first tally then allocates no table for it
 for _i in range(12):
@@ -224,7 +226,8 @@ class Schmier(Ruleset):
         i = ((bid % 8) * 3 + SIDES.index(bidder)) * 2 + lang
         line = _BID_LINES.get(i)
         if line is None:
-            line = _BID_LINES[i] = ("Pakkumine %d: %s", "Bid %d: %s")[lang] % (bid, bidder)
+            # one string joined, not %-formatted: no tuple made in the press (docs/latency.md)
+            line = _BID_LINES[i] = _BID_HEADS[lang * 4 + bid - 3] + bidder
         return line
 
     def form(self, st, cfg):

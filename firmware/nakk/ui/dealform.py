@@ -14,8 +14,6 @@ the players answered themselves, so a take-back goes to the last of them.
 """
 
 from nakk.event import SIDES
-from nakk.ui.formparts import (_MIXED, _when_field, _index, _choice_of, _counted, _fits, _unfits,
-                                _innocent, _tally_list, _labels, _put_each, _put_all)
 
 
 def _room(n):
@@ -29,6 +27,89 @@ def _room(n):
 
 
 _EVENT = _room(8)       # a deal event: type, seq and up to 8 more without growing
+
+
+_MIXED = object()   # _when_field: the choices depend on more than one earlier answer
+
+
+def _when_field(choices):
+    """The one earlier field the choices' `when` depend on: None (none), or _MIXED."""
+    field = None
+    for c in choices:
+        w = c.get("when")
+        if w is not None:
+            if field is None:
+                field = w[0]
+            elif field != w[0]:
+                return _MIXED
+    return field
+
+
+def _index(choices, v):
+    """Where the choice of value v is among choices, or -1."""
+    for j in range(len(choices)):
+        if choices[j]["value"] == v:
+            return j
+    return -1
+
+
+def _choice_of(s, v):
+    """Step s's choice of value v, or its own OK answer of that value, or None."""
+    j = _index(s["choices"], v)
+    if j >= 0:
+        return s["choices"][j]
+    c = s.get("ok")
+    return c if c is not None and c["value"] == v else None
+
+
+def _counted(got, sides):
+    """The counts a tally's small int gives all sides (6 bits a side)."""
+    n = 0
+    for i in range(sides):
+        n += (got >> 6 * i) & 63
+    return n
+
+
+def _fits(adds, left):
+    """Whether a tally's choice that adds `adds` is offered with `left` still to give: a side's
+    "+n" while n are left, the "one for nobody" while one is, "Salvesta" (adds 0) once none is."""
+    return adds <= left if adds else left <= 0
+
+
+def _unfits(choices, left):
+    # how many of a tally's choices _fits leaves out (an index, not a for loop: its
+    # iterator would take the frame past 11 words)
+    k = 0
+    i = len(choices)
+    while i:
+        i -= 1
+        if not _fits(choices[i].get("adds", 1), left):
+            k += 1
+    return k
+
+
+def _innocent(a, inn):
+    # after a sohk the innocent pair wins: the fields inn[1] get the side not in field inn[0]
+    who = SIDES[1 - SIDES.index(a[inn[0]])]
+    _put_each(a, inn[1], who)
+
+
+def _tally_list(v, sides):
+    # (apart: a comprehension in _to_list would close over its locals, and closed-over locals
+    # are boxed in cells at every call, a tally or not: 32 bytes a step of every deal)
+    return [(v >> 6 * i) & 63 for i in range(sides)]
+
+
+def _put_each(a, keys, v):
+    if keys is not None:
+        for k in keys:
+            a[k] = v
+
+
+def _put_all(a, sets):
+    if sets is not None:
+        for k in sets:
+            a[k] = sets[k]
 
 
 class DealEntry:
@@ -110,7 +191,7 @@ class DealEntry:
     def _key(self, stp):
         """Where show() keeps the current step's lists (see there), or None: made every time."""
         if "count" in stp:
-            return -1 - 64 * self.step - (32 if self._nobody(stp) else 0) - _unfits(stp["choices"], self.left())
+            return -1 - 64 * self.step - (32 if self._nobodies(stp) else 0) - _unfits(stp["choices"], self.left())
         if stp.get("live"):
             return None                   # what the match allows now: made every time
         field = _when_field(stp["choices"])
@@ -139,13 +220,6 @@ class DealEntry:
             if s["key"] == field:
                 return s
         return None
-
-    def _nobody(self, stp):
-        """Whether a tally step's "one for nobody" is given already."""
-        for c in stp["choices"]:
-            if "sets" in c and self._taken(c):
-                return True
-        return False
 
     # A tally is kept in the answers as one small int, 6 bits a side (side i's count is
     # (v >> 6 * i) & 63): a press then makes no list, and a screen kept for a take-back holds
@@ -196,7 +270,7 @@ class DealEntry:
             made = self._lists.get(at) if at is not None else None
             if made is None:
                 offered = self._offered(stp)
-                labels = _labels(offered)
+                labels = [c["label"] for c in offered]
                 if at is not None:
                     self._lists[at] = (offered, labels)
             else:
@@ -283,31 +357,15 @@ class DealEntry:
             self.step += 1
 
     def at(self, c):
-        """Where the cursor goes on the step shown after a side press on choice c: on a tally
-        still being given, on c again (the same amount for the next side), or, when fewer are
-        left than it adds, on the most that still fits (never onto an answer OK takes); else
-        on the first."""
-        if "count" not in self.steps[self.step]:
-            return 0
-        best = 0
-        most = 0
+        """Where the cursor goes after a side press on choice c: on a tally still being given,
+        on c again while it fits (the same amount for the next side); else on the first."""
         i = len(self.choices)
-        while i:
-            i -= 1
-            n = self._adds(self.choices[i], c)
-            if n < 0:
-                return i
-            if n > most:
-                most = n
-                best = i
-        return best
-
-    def _adds(self, o, c):
-        # -1 when o is c; else what o adds with a side button when that is no more than c adds (0: not)
-        if o is c:
-            return -1
-        n = o.get("adds", 1) if "side" in o else 0
-        return n if n <= c.get("adds", 1) else 0
+        if "count" in self.steps[self.step]:
+            while i:
+                i -= 1
+                if self.choices[i] is c:
+                    return i
+        return 0
 
     def _held(self, stp):
         """Whether a tally given whole waits for OK (see _complete)."""
