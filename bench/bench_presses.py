@@ -20,9 +20,10 @@ state of nakk.ui.flows.Ui: the mode, the step, the choices on the list and the
 cursor (the list wraps, so it moves the shorter way round). Of the answers
 that fit what it wants it takes the one that fills the most fields (a side
 button on "Trump · võit": the whole deal in one press), then the nearest.
-On a tally step (Schmier) it presses the button of each point that is not the
-bidder's (three or more of one team's with "+3 punkti", one move away), then OK for
-the rest; a tied Game point first, with its choice.
+On a tally step (Schmier) it takes the fewest presses the list on screen allows (a
+team's button adds the amount under the cursor, which stays there; OK gives the rest
+to the bidder's team, on "Mängupunkt viik" less the tied Game point), found by a
+search over the tally's screens (_tally_search).
 
 Slips (issue 14): before each deal is entered for the count, the player
 tries it four more times, each with one slip it does not notice and plays
@@ -599,44 +600,174 @@ def plan(ui, want, held=True):
     return best[2], best[3]
 
 def _plan_tally(ui, want, stp, nsides):
-    """A tally step: the points of the teams other than the bidder's, one press each, then
-    OK for the rest (the bidder's); a tied Game point first (the choice that says so, OK)."""
+    """A tally step: the fewest presses that give each team other than the bidder's its
+    points, as the list on screen shows them (a team's button adds the amount under the
+    cursor, which stays there; an amount is on the list while that many are left; OK gives
+    the rest to the bidder's team, and on "Mängupunkt viik" the rest less the tied Game
+    point; a last point given with another team's button waits for "Salvesta"). Returns the
+    first answer of the cheapest way (each answer costs its cursor moves and its press)."""
     deal = ui.deal
     want_t = [0] * nsides
     for p in ("high", "low", "right", "left", "joker", "game"):
         if want.get(p) is not None:
             want_t[SIDES.index(want[p])] += 1
-    if want.get("game", 0) is None and "game" not in deal.answers:
-        for i in range(len(deal.choices)):
-            if deal.choices[i].get("sets") is not None:
-                return i, None
-    got = [deal.tally(i) for i in range(nsides)]
+    tie = want.get("game", 0) is None
+    got = tuple(deal.tally(i) for i in range(nsides))
     rest = SIDES.index(deal.answers[stp["rest"]])
-    for i in range(nsides):
-        if i != rest and got[i] < want_t[i]:
-            return _adding(ui, want_t[i] - got[i]), i
-    if deal.left() == 1 and got[rest] < want_t[rest]:
-        return _adding(ui, 1), rest  # the last point, the bidder's: a press, as an OK would
-    return 0, None                   # OK: the rest to the bidder
+    tied = "game" in deal.answers
+    cur = deal.choices[ui.cursor]
+    # played on after a slip: a team given too many keeps them, the others still get theirs
+    goal = [max(got[i], want_t[i]) for i in range(nsides)]
+    choices = stp["choices"]
+    key = (id(choices), got, tied, choices.index(cur), tuple(goal), tie, rest)
+    if key not in _TALLY_PLANS or _TALLY_PLANS[key][0] is not choices:
+        if len(_TALLY_PLANS) >= (0 if MPY else 100000):
+            _TALLY_PLANS.clear()     # a speed cache only (the unix port's heap is the box's)
+        _TALLY_PLANS[key] = (choices, _tally_search(choices, stp["count"], got, tied, cur, goal, tie, rest,
+                                                    nsides))
+    first = _TALLY_PLANS[key][1]
+    if first is None:
+        return 0, None               # nothing on screen gets there: OK
+    c, side = first
+    for i in range(len(deal.choices)):
+        if deal.choices[i] is c:
+            return i, side
+    return 0, None
 
 
-def _adding(ui, need):
-    """The tally's answer a side press takes for a team still owed `need` points: the one on
-    screen that adds the most without adding too many, the nearest of those ("+3 punkti", one
-    move away, for three or more; "+1 punkt" under the cursor otherwise)."""
-    deal = ui.deal
-    n = len(deal.choices)
-    best = None
-    for i in range(n):
-        c = deal.choices[i]
-        if c.get("side") is None:
-            continue
+_TALLY_PLANS = {}      # the searches made, by the screen and the goal (the form's list kept with each)
+
+
+def _tally_offered(choices, left, tied):
+    """The tally's choices on the list with `left` still to give (as the screen shows them)."""
+    out = []
+    for c in choices:
         adds = c.get("adds", 1)
-        d = (i - ui.cursor) % n
-        key = (adds > need, -adds, min(d, n - d))
-        if best is None or key < best[0]:
-            best = (key, i)
-    return best[1] if best is not None else ui.cursor   # none on screen (played on after a slip)
+        if "sets" in c:
+            if not tied and left >= 1:
+                out.append(c)
+        elif adds == 0:
+            if left <= 0:
+                out.append(c)
+        elif adds <= left:
+            out.append(c)
+    return out
+
+
+# The tally search's states, one byte each in arrays made once (on the unix port the heap is the
+# box's, and a dict of states grown search after search fragments it): the search that last
+# reached a state (a number 1..255 that each search moves on) and at what cost. A state is the
+# three teams' counts (their sum at most 6: one of 84, numbered by _GIDX, counts back in _GOF),
+# the Game point tied and the cursor (< 8); a tally held for OK is one with nothing left.
+_GIDX = bytearray(7 * 7 * 7)
+_GOF = bytearray(3 * 84)
+_k = 0
+for _a in range(7):
+    for _b in range(7 - _a):
+        for _c in range(7 - _a - _b):
+            _GIDX[(_a * 7 + _b) * 7 + _c] = _k
+            _GOF[3 * _k], _GOF[3 * _k + 1], _GOF[3 * _k + 2] = _a, _b, _c
+            _k += 1
+_STATES = 84 * 16
+_SEEN = bytearray(_STATES)
+_COST = bytearray(_STATES)
+_SEARCH = [0]
+
+
+def _state(g, td, ci):
+    return (_GIDX[(g[0] * 7 + g[1]) * 7 + g[2]] * 2 + (1 if td else 0)) * 8 + ci
+
+
+def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
+    """The cheapest way (Dijkstra, its costs small numbers: a list of states per cost, first in
+    first out) over the tally's screens to a saved tally whose teams other than `rest` have
+    `goal`: its first answer (the choice to commit, side or None), or None."""
+    assert nsides == 3 and len(choices) <= 8
+    n = _SEARCH[0] % 255 + 1
+    _SEARCH[0] = n
+    if n == 1:
+        for i in range(_STATES):       # the numbers come round again: every state unseen
+            _SEEN[i] = 0
+    mine = count - (1 if tie else 0) - sum(goal[i] for i in range(nsides) if i != rest)   # the bidder's at most
+    start = _state(got, tied, choices.index(cur))
+    _SEEN[start] = n
+    _COST[start] = 0
+    levels = [[start, -1]]             # per cost: state, first answer (choice * 4 + side + 1), ...
+    cost = 0
+    while cost < len(levels):
+        level = levels[cost]
+        k = 0
+        while k < len(level):
+            st, first = level[k], level[k + 1]
+            k += 2
+            if st < 0:
+                c = choices[first // 4]
+                return c, (first % 4 - 1 if first % 4 else None)   # the cheapest saved tally
+            if _SEEN[st] != n or _COST[st] < cost:
+                continue               # reached more cheaply since
+            ci = st % 8
+            td = bool(st // 8 % 2)
+            gi = 3 * (st // 16)
+            g = [_GOF[gi], _GOF[gi + 1], _GOF[gi + 2]]
+            left = count - sum(g) - (1 if td else 0)
+            offered = _tally_offered(choices, left, td)
+            pos = offered.index(choices[ci]) if choices[ci] in offered else 0
+            m = len(offered)
+            for j in range(m):
+                c = offered[j]
+                d = (j - pos) % m
+                step = min(d, m - d) + 1
+                sides = list(range(nsides)) if c.get("side") is not None else []
+                if c.get("ok") or c.get("side") is not None:
+                    sides.append(None)
+                for side in sides:
+                    f = first if first >= 0 else choices.index(c) * 4 + (0 if side is None else side + 1)
+                    done = None
+                    nxt = -1
+                    if side is not None:
+                        g2 = list(g)
+                        g2[side] += c.get("adds", 1)
+                        l2 = count - sum(g2) - (1 if td else 0)
+                        if l2 < 0 or g2[side] > (goal[side] if side != rest else mine):
+                            continue           # no press takes points back: past the goal is a dead end
+                        if l2 == 0 and side == rest:
+                            done = (g2, td)
+                        else:
+                            at = _tally_at(choices, _tally_offered(choices, l2, td), c)
+                            nxt = _state(g2, td, at)
+                    elif c.get("adds", 1) == 0:
+                        done = (g, td)
+                    elif "sets" in c:
+                        g2 = list(g)
+                        g2[rest] += left - 1
+                        done = (g2, True)
+                    elif left > 0:
+                        g2 = list(g)
+                        g2[rest] += left
+                        done = (g2, td)
+                    if done is not None:
+                        if done[1] == tie and all(done[0][i] == goal[i] for i in range(nsides) if i != rest):
+                            _push(levels, cost + step, -1, f)
+                        continue
+                    if nxt >= 0 and not (_SEEN[nxt] == n and _COST[nxt] <= cost + step):
+                        _SEEN[nxt] = n
+                        _COST[nxt] = cost + step
+                        _push(levels, cost + step, nxt, f)
+        cost += 1
+    return None
+
+
+def _push(levels, cost, st, first):
+    while len(levels) <= cost:
+        levels.append([])
+    levels[cost].append(st)
+    levels[cost].append(first)
+
+
+def _tally_at(choices, offered, c):
+    """Where the cursor goes after a side press on c (nakk.ui.dealform.DealEntry.at): c while it
+    is on the list, else the first; as an index into the step's choices."""
+    return choices.index(c if c in offered else offered[0])
 
 
 SIDE, FAR, STILL, HOLD = 0, 1, 2, 3   # the slips: a wrong side button, a cursor step too far, a commit

@@ -141,26 +141,46 @@ def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
     assert (ev["game"], ev["maker"], ev["sohk"], ev["result"], ev["winner"]) == ("ruutu", "B", "A", "karvane", "B")
 
 
-def test_schmier_three_points_in_one_press_and_the_last_point_of_another_team_held_for_ok():
+def test_schmier_the_amount_under_the_cursor_stays_for_the_next_team_and_a_last_point_of_another_team_waits_for_ok():
     ui = started("schmier")
     play(ui, "A")                                    # bid 3 by A
-    assert ui.word(ui.items[2]) == "+3 punkti" and ui.deal.choices[2]["adds"] == 3
-    play(ui, "PREV B")                               # "+3 punkti" (one PREV away) to B
-    assert [ui.tally(i) for i in range(3)] == [0, 3, 0] and ui.rest_left(0) == 3 and ui.cursor == 0
-    play(ui, "C C")                                  # two more to C: one left, "+3" no longer offered
-    assert ui.deal.left() == 1 and "+3 punkti" not in [ui.word(w) for w in ui.items]
+    assert [ui.word(w) for w in ui.items] == ["+1 punkt", "+3 punkti", "+5 punkti", "Mängupunkt viik",
+                                              "+2 punkti"]
+    play(ui, "PREV B")                               # "+2 punkti" (one PREV away) to B
+    assert [ui.tally(i) for i in range(3)] == [0, 2, 0] and ui.rest_left(0) == 4
+    assert ui.choice_text() == "+2 punkti" and ui.word(ui.says()) == "+2"   # the cursor stays on it
+    play(ui, "C")                                    # two for C too: one press
+    assert [ui.tally(i) for i in range(3)] == [0, 2, 2] and ui.deal.left() == 2
+    play(ui, "PREV")                                 # "Mängupunkt viik": OK gives the rest less the tied point
+    assert ui.choice_text() == "Mängupunkt viik" and ui.word(ui.ok_says()) == "viik" and ui.rest_left(0) == 1
+    assert play(ui, "OK") == 1
+    ev = saved(ui)[-1]
+    assert ev["tally"] == [1, 2, 2] and ev["game"] is None
+    play(ui, "A NEXT B")                             # bid 3 by A, "+3 punkti" to B
+    assert ui.choice_text() == "+3 punkti" and ui.deal.left() == 3
+    play(ui, "C")                                    # three for C: none left, the last with C's button:
     n = len(saved(ui))
-    play(ui, "C")                                    # the last point with C's button, not the bidder's:
-    assert ui.mode == U.ENTRY and len(saved(ui)) == n   # held, the tally in sight, until OK saves
+    assert ui.mode == U.ENTRY and len(saved(ui)) == n    # held, the tally in sight, until OK saves
     assert [ui.tally(i) for i in range(3)] == [0, 3, 3] and ui.rest_left(0) == -1
     assert ui.word(ui.items[0]) == "Salvesta" and len(ui.items) == 1 and ui.says() is None
     assert ui.word(ui.ok_says()) == "salvesta"
     play(ui, "LPREV")                                # taken back: the whole tally again
-    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and len(ui.items) == 3
-    assert play(ui, "PREV B PREV C OK") == 1         # 3 and 3, held, saved with OK
+    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and len(ui.items) == 5
+    assert play(ui, "NEXT B C OK") == 1              # 3 and 3, held, saved with OK
     assert saved(ui)[-1]["tally"] == [0, 3, 3]
-    assert play(ui, "A PREV B B B A") == 1           # the bidder's own button on the last point saves at once
+    play(ui, "A B NEXT C")                           # a point to B, "+3 punkti" to C: two left, "+3" gone,
+    assert ui.choice_text() == "+1 punkt"            # the cursor back on the first
+    assert play(ui, "OK") == 1 and saved(ui)[-1]["tally"] == [2, 1, 3]
+    play(ui, "A NEXT NEXT B")                        # "+5 punkti" to B: one left, the cursor on "+1"
+    assert ui.choice_text() == "+1 punkt" and ui.deal.left() == 1
+    assert play(ui, "A") == 1                        # the bidder's own button on the last point saves at once
     assert saved(ui)[-1]["tally"] == [1, 5, 0]
+    play(ui, "A NEXT B")                             # "+3 punkti" to B: three left, "+5" gone, the cursor stays
+    assert ui.choice_text() == "+3 punkti" and "+5 punkti" not in [ui.word(w) for w in ui.items]
+    play(ui, "NEXT")                                 # "Mängupunkt viik" next to it now
+    assert ui.choice_text() == "Mängupunkt viik" and play(ui, "OK") == 1
+    ev = saved(ui)[-1]
+    assert ev["tally"] == [2, 3, 0] and ev["game"] is None
 
 
 def test_a_turniirisasku_board_left_out_in_a_room_is_not_stored_under_its_number():
@@ -416,7 +436,8 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
     for tag in (("saare-2020", "game", "Suit · won"), ("saare-2020", "result", "Lost"),
                 ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Pokk 60:60"),
                 ("schmier", "tally", "+1 point"), ("schmier", "tally", "Game point tied"),
-                ("schmier", "tally", "+3 points")):
+                ("schmier", "tally", "+3 points"), ("schmier", "tally", "+2 points"),
+                ("schmier", "tally", "+5 points")):
         assert tag in entered, (tag, entered)
 
 

@@ -153,8 +153,8 @@ MATCHES = {
         "A OK "              # bid 3 by A; OK: every point to the bidder's team: +6
         "NEXT B A C OK "     # bid 4 by B; a point to A, one to C, OK: the rest to B: A 1, B 4, C 1
         "LOK OK "            # all passed: a redeal
-        "PREV C NEXT OK A OK "  # bid 5 by C (the bids wrap: 3 4 6 5); the Game point tied; a point to A;
-        #                         the rest (4) to C: C set, -5
+        "PREV C A PREV PREV OK "  # bid 5 by C (the bids wrap: 3 4 6 5); a point to A; "Mängupunkt
+        #                         viik" (two PREVs): the Game point tied, the rest (4) to C: C set, -5
         "NEXT NEXT A OK "    # bid 6 by A, every point: +6
         "A OK "              # +6 -> A 20
         "B A OK "            # bid 3 by B, a point to A -> A 21: A wins

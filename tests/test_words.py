@@ -152,7 +152,7 @@ def test_schmier_says_what_ok_does_and_shows_the_bid():
     play(ui, "A")                                    # a point to A
     assert ui.tally(0) == 1 and ui.rest_left(1) == 5 and ui.word(ui.title) == "Pakkus 4"
     play(ui, "C C C")
-    assert [ui.word(i) for i in ui.items] == ["+1 punkt", "Mängupunkt viik"]
+    assert [ui.word(i) for i in ui.items] == ["+1 punkt", "Mängupunkt viik", "+2 punkti"]
     ui.lang = W.EN
     assert ui.word(ui.items[1]) == "Game point tied"
 

@@ -54,14 +54,15 @@ def describe_rules(name, lang="en"):
                     how += ", %s = %s" % (k, c["sets"][k])
                 hows.append(how)
             if c.get("ok"):
-                hows.append("OK")
+                hows.append("OK" + (", the rest to %s" % stp["rest"] if c.get("rests") else ""))
             when = ""
             if "when" in c:
                 when = " (only for %s)" % "/".join(str(v) for v in c["when"][1])
             labels.append("%s [%s]%s" % (c["label"][li], " or ".join(hows), when))
         head = stp["label"][li]
         if "count" in stp:
-            head += " (a tally of %d: a side button adds one, OK gives the rest to %s)" % (stp["count"], stp["rest"])
+            head += (" (a tally of %d: a side button adds the amount chosen, the cursor stays on it; OK gives the"
+                     " rest to %s)" % (stp["count"], stp["rest"]))
         if "ok" in stp:
             labels.append("OK on any: %s" % stp["ok"]["label"][li])
         out.append("  %s: %s" % (head, "; ".join(labels)))

@@ -163,7 +163,8 @@ class Sheet:
     def _tally(self, step, answers, offered, words):
         """A tally step (Schmier: each point is worth one) typed in one line, as the box's
         presses: a side ("A", or "A3" for three points), a choice's number ("1 A": its side
-        takes one; "2": a choice without a side, e.g. the tied Game point), "rest": what is
+        takes one; "4": a choice without a side, e.g. the tied Game point, which gives the
+        rest too), "rest": what is
         left of the count to the side named in the step's `rest` field (the bidder). The
         line must give the whole count; the counts go in the event as a list, one a side."""
         n = self.m.rules.sides
@@ -197,6 +198,8 @@ class Sheet:
                     if key not in out:
                         out[key] = c["sets"][key]
                         sets_taken += 1
+                if c.get("rests"):
+                    rest = True               # as on the box: "Mängupunkt viik" gives the rest too
         left = step["count"] - sets_taken - sum(got)
         if rest:
             who = out.get(step["rest"])

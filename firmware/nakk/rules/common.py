@@ -170,6 +170,8 @@ def _word(v):
 #                    its side field: a sohk names the offender, and no result)
 #              adds: on a tally step, how many a side press adds (default 1; offered while
 #                    that many are left to give)
+#              rests: on a tally step, an ok choice with `sets` that also gives what is
+#                    left after it to the side in the step's `rest` (ends the tally)
 #              innocent: (offender field, fields): when a side button commits it, those
 #                    fields get the side that is not the one in the offender field, when it
 #                    is given (after a sohk: the innocent pair wins, the button names the maker)
@@ -192,20 +194,22 @@ def _word(v):
 #   count    optional: a tally step. Its field becomes a list, one count per side;
 #            a side button adds one to that side until `count` are given, OK gives
 #            what is left to the side in `rest`; an ok choice with `sets` counts
-#            one for nobody (once: it is not offered once its field is set)
+#            one for nobody (once: it is not offered once its field is set). After a
+#            side press the cursor stays on the choice pressed (the same amount for
+#            the next side) while it fits, else goes to the first
 # The UI shows the choices in order, moves with PREV/NEXT and commits with OK
 # or the named side button. Nothing in the UI is written per game, and the
 # UI never writes into a form: it is read-only data once built.
 
 def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, sets=None, says=None,
-           ok_says=None, name=None, omit=False, adds=1, innocent=None, held=None):
+           ok_says=None, name=None, omit=False, adds=1, innocent=None, rests=False, held=None):
     """One answer. side: the field a side button fills while committing it;
     ok: committed with OK instead (or as well); when: (field, values) it is offered for;
     omit: the step's field is left out of the event (value is then None);
     adds: on a tally step, how many a side press adds; innocent: (offender field, fields)
-    filled with the side that is not the offender's (when one is given); held: (sets, (et, en)):
-    what the side button held long enters instead (its sets over `sets`) and its words
-    ("hoia: jänn");
+    filled with the side that is not the offender's (when one is given); rests: a tally's ok
+    choice that then gives the rest to the step's `rest` side; held: (sets, (et, en)): what the
+    side button held long enters instead (its sets over `sets`) and its words ("hoia: jänn");
     also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
     if omit:
@@ -214,6 +218,8 @@ def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, s
         c["adds"] = adds
     if innocent is not None:
         c["innocent"] = innocent
+    if rests:
+        c["rests"] = True
     if held is not None:
         c["held"] = held
     if side is not None:

@@ -14,6 +14,15 @@ _LABELS = {
     "left": ("Vasak", "Left"), "joker": ("Jokker", "Joker"), "game": ("Mängupunkt", "Game"),
 }
 _BID_LINES = {}    # bid, bidder and lang as one int -> the line banner() shows
+_BID_HEADS = ("Pakkumine 3: ", "Pakkumine 4: ", "Pakkumine 5: ", "Pakkumine 6: ", "Bid 3: ", "Bid 4: ", "Bid 5: ",
+              "Bid 6: ")
+# its table made at import with room for one language's twelve lines (a dict keeps the size of
+# the most it held): the press that shows a bid's first tally then allocates no table for it
+for _i in range(12):
+    _BID_LINES[_i] = None
+for _i in range(12):
+    del _BID_LINES[_i]
+del _i
 
 _DEAL_FIELDS = (("bidder", "side"), ("bid", "int"), ("high", "side"), ("low", "side"),
                 ("right", "side"), ("left", "side"), ("joker", "side"), ("game", "any"),
@@ -217,7 +226,8 @@ class Schmier(Ruleset):
         i = ((bid % 8) * 3 + SIDES.index(bidder)) * 2 + lang
         line = _BID_LINES.get(i)
         if line is None:
-            line = _BID_LINES[i] = ("Pakkumine %d: %s", "Bid %d: %s")[lang] % (bid, bidder)
+            # one string joined, not %-formatted: no tuple made in the press (docs/latency.md)
+            line = _BID_LINES[i] = _BID_HEADS[lang * 4 + bid - 3] + bidder
         return line
 
     def form(self, st, cfg):
@@ -232,16 +242,22 @@ class Schmier(Ruleset):
         bids = [choice(b, str(b), str(b), side="bidder", says=("pakub", "bids"),
                        name=("Pakkus %d" % b, "Bid %d" % b)) for b in (3, 4, 5, 6)]
         steps = [step("bid", "Pakkumine", "Bid", wrapped(bids))]
-        # Each point is worth one, so a tally is the score: a team's button adds one point
-        # to that team, OK gives the rest to the bidder's team (which takes most of them:
-        # the screen shows "OK+n" under it). "+3 punkti", one PREV away, adds three with one
-        # press (offered while three are left). Which point went where is optional detail in
-        # the event, not asked here. The step is labelled with the bid ("Pakkus 4").
-        steps.append(step("tally", "Punktid", "Points", [
+        # Each point is worth one, so a tally is the score: a team's button adds the points
+        # under the cursor to that team, and the cursor stays there (two teams with two each:
+        # one move, two presses); OK gives the rest to the bidder's team (which takes most of
+        # them: the screen shows "OK+n" under it). "+3" is one NEXT away, "+2" one PREV,
+        # "+5" two NEXTs, "Mängupunkt viik" two PREVs: OK on it gives the rest too, less the
+        # tied Game point, so a tie costs the move to it. An amount is offered while that
+        # many are left. Which point went where is optional detail in the event, not asked
+        # here. The step is labelled with the bid ("Pakkus 4").
+        steps.append(step("tally", "Punktid", "Points", wrapped([
             choice("point", "+1 punkt", "+1 point", side="tally", says=("+1", "+1")),
-            choice(None, "Mängupunkt viik", "Game point tied", ok=True, sets={"game": None},
-                   ok_says=("viik", "tied")),
             choice("point", "+3 punkti", "+3 points", side="tally", says=("+3", "+3"), adds=3),
+            choice("point", "+2 punkti", "+2 points", side="tally", says=("+2", "+2"), adds=2),
+            choice("point", "+5 punkti", "+5 points", side="tally", says=("+5", "+5"), adds=5),
+            choice(None, "Mängupunkt viik", "Game point tied", ok=True, sets={"game": None},
+                   ok_says=("viik", "tied"), rests=True),
+        ]) + [
             # the last point given with another team's button than the bidder's waits for OK
             # (dealform: a wrong button there shows on the tally before the hand is saved)
             choice(None, "Salvesta", "Save", ok=True, ok_says=("salvesta", "save"), adds=0),

@@ -59,9 +59,7 @@ def _choice_of(s, v):
     if j >= 0:
         return s["choices"][j]
     c = s.get("ok")
-    if c is not None and c["value"] == v:
-        return c
-    return None
+    return c if c is not None and c["value"] == v else None
 
 
 def _counted(got, sides):
@@ -195,7 +193,7 @@ class DealEntry:
     def _key(self, stp):
         """Where show() keeps the current step's lists (see there), or None: made every time."""
         if "count" in stp:
-            return -1 - 64 * self.step - (32 if self._nobody(stp) else 0) - _unfits(stp["choices"], self.left())
+            return -1 - 64 * self.step - (32 if self._nobodies(stp) else 0) - _unfits(stp["choices"], self.left())
         if stp.get("live"):
             return None                   # what the match allows now: made every time
         field = _when_field(stp["choices"])
@@ -224,13 +222,6 @@ class DealEntry:
             if s["key"] == field:
                 return s
         return None
-
-    def _nobody(self, stp):
-        """Whether a tally step's "one for nobody" is given already."""
-        for c in stp["choices"]:
-            if "sets" in c and self._taken(c):
-                return True
-        return False
 
     # A tally is kept in the answers as one small int, 6 bits a side (side i's count is
     # (v >> 6 * i) & 63): a press then makes no list, and a screen kept for a take-back holds
@@ -354,7 +345,9 @@ class DealEntry:
         else:
             _put_all(a, c.get("sets"))
         a[stp["key"]] = got
-        if self.left() <= 0:
+        if side is None and "rests" in c:
+            self.rest()                   # "Mängupunkt viik": the rest to the bidder's team too
+        elif self.left() <= 0:
             self._complete(stp, side)
 
     def _complete(self, stp, side):
@@ -367,6 +360,17 @@ class DealEntry:
         else:
             self.answers[stp["key"]] &= (1 << 6 * self.sides) - 1
             self.step += 1
+
+    def at(self, c):
+        """Where the cursor goes after a side press on choice c: on a tally still being given,
+        on c again while it fits (the same amount for the next side); else on the first."""
+        i = len(self.choices)
+        if "count" in self.steps[self.step]:
+            while i:
+                i -= 1
+                if self.choices[i] is c:
+                    return i
+        return 0
 
     def _held(self, stp):
         """Whether a tally given whole waits for OK (see _complete)."""

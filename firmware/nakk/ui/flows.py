@@ -243,6 +243,8 @@ class Ui(Modes):
         if field is None or "count" not in d.steps[d.step] or d.answers.get(field) != SIDES[side]:
             return -1
         n = d.left()
+        if "rests" in d.choices[self.cursor]:
+            n -= 1                         # "Mängupunkt viik" under the cursor: OK gives the rest less it
         return n if n > 0 else -1          # a tally given whole, held for OK: no "OK+0"
 
     def tick(self):
@@ -431,11 +433,12 @@ class Ui(Modes):
         return _SUBMITTED
 
     # ------------------------------------------------------------ deal entry
-    def _show_step(self, cursor):
-        """Show the deal's next question; submit the deal when none is left."""
+    def _show_step(self, cursor, pressed=None):
+        """Show the deal's next question; submit the deal when none is left. pressed: the
+        choice a side press just took (the cursor then goes where deal.at() says)."""
         deal = self.deal
         if deal.show():
-            self._list(deal.label, deal.labels, cursor)
+            self._list(deal.label, deal.labels, cursor if pressed is None else deal.at(pressed))
             self._set_banner()
             return _MOVED
         r = self._submit(self.deal.fields())
@@ -477,7 +480,7 @@ class Ui(Modes):
             if c.get("side") is None:
                 return self._refuse(W.PRESS_OK)
             deal.answer(c, side)
-            return self._show_step(0)
+            return self._show_step(-1, c)
         if k == K.SHORT and b == K.OK:
             oc = deal.ok_choice(c)
             if oc is not None:
