@@ -1,10 +1,9 @@
 """The deal-form interpreter: one deal entered step by step from its ruleset's form (nakk.rules.common, "deal forms").
 
-The form is read-only here: the lists a step offers are kept in this
-object's own cache, never written into the ruleset's dicts. The UI
-(nakk.ui.flows) shows `show()`'s step, moves its cursor over `choices`, and turns
-the players' presses into answer(), rest() and back(); when show() says the
-form is complete, `fields()` is the deal event the table checks.
+The form is read-only here: the lists a step offers are kept in this object's own cache,
+never written into the ruleset's dicts. The UI (nakk.ui.flows) shows `show()`'s step, moves
+its cursor over `choices`, and turns the players' presses into answer(), rest() and back();
+when show() says the form is complete, `fields()` is the deal event the table checks.
 
 A side press may answer more than its step: a choice's `also`, `opp` and
 `sets` fill other fields, and a later step whose field is filled so is not
@@ -90,7 +89,6 @@ def _unfits(choices, left):
 
 def _innocent(a, inn):
     # after a sohk the innocent pair wins: the fields inn[1] get the side not in field inn[0]
-    # (no sohk given: nothing)
     o = a.get(inn[0])
     if o is not None:
         _put_each(a, inn[1], SIDES[1 - SIDES.index(o)])
@@ -321,8 +319,8 @@ class DealEntry:
             ev[stp["key"]] = _tally_list(ev[stp["key"]], self.sides)
 
     def answer(self, c, side, held=False):
-        """Choice c of the current step, committed by side index `side` (None: by OK); held:
-        that side's button was held, and c's held answer is given (its "held" sets over its own)."""
+        """Choice c of the current step, committed by side index `side` (None: by OK); held: that
+        side's button was held: c's "held" sets over its own."""
         stp = self.steps[self.step]
         a = self.answers
         self.done |= 1 << self.step

@@ -10,11 +10,9 @@ every entry goes through the table (nakk.table), which checks it with the
 rules and journals it.
 
 The buttons, everywhere:
-  side (A, B, C)  answer for that side: the maker, the winner, the offender,
-                  the side confirming the result. Acts on press-down.
-  side held       on an answer with a held meaning ("Trump · võit": won with jänn),
-                  enters that instead (the app keeps the press-down's entry off
-                  flash while the button is down; the header says "hoia: jänn")
+  side (A, B, C)  answer for that side (maker, winner, offender, confirming): on press-down
+  side held       enters the answer's held meaning ("Trump · võit": won with jänn; the
+                  press-down's entry waits while the button is down: "hoia: jänn")
   PREV / NEXT     move the cursor (the likely answer is where it starts)
   OK              take the answer under the cursor when no side is asked
   long PREV       take back: the last step of an entry, or (confirmed with
@@ -46,8 +44,8 @@ What render (and the app) read of a Ui -- its surface, nothing else:
   banner          a line about the deal being entered (the ruleset's: a pokk replay, the bid), or None
   word(w), choice_text(), takes_side()
   says(), ok_says(), tally(side), rest_left(side)   the deal entry: what the next press does
-  holding(), held_says()   a side button down whose LONG would change its entry, its words
-  sound, assignment   the beep setting, the judge's assignment (or None)
+  holding(), held_says(), sound, assignment   a side button down whose LONG would change its
+                  entry, its words; the beep setting, the judge's assignment (or None)
 """
 
 from nakk.compat import const, micropython
@@ -133,8 +131,7 @@ class Ui(Modes):
         self._chord_kept = False
         self._chord_screen = [None] * _SCREEN   # _screen(into) fills it in place
         self._chord_answers = {}           # its answers, copied into this dict (kept, never cleared with clear())
-        # the choice that press answered, when holding its button may give its held answer
-        # instead (the choice's "held": the sets and words, nakk.rules.common.choice); else None
+        # the choice that press answered when holding its button gives its "held" answer, or None
         self._held_c = None
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout,
