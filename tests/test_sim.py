@@ -177,7 +177,7 @@ def test_stale_registry_entries_are_dropped(registry):
 def test_kill_9_mid_match_resumes_at_the_same_score(tmp_path):
     image = str(tmp_path / "flash.img")
     keys = demo_keys("saare-2020")
-    cut = 15                      # the start and five deals (a pokk and its replay among them)
+    cut = 13                      # the start and five deals (a pokk and its replay among them)
     sim = S.Simulator(image)
     try:
         S.play(sim, keys[:cut])
