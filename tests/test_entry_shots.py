@@ -1,5 +1,6 @@
 """The screenshots of docs/entry.md, drawn by nakk.render on CPython into a MONO_VLSB buffer and made PNG by
-nakk_host.screenshot: a Turniirisasku board being entered, the judge's assignment, the capitals with marks.
+nakk_host.screenshot: a Turniirisasku board being entered, the judge's assignment, the capitals with marks,
+a side button held on "Trump · võit".
 
 Each committed PNG must be what the code draws now; `python tests/test_entry_shots.py` writes them again.
 """
@@ -17,7 +18,7 @@ from test_render_words import FB  # noqa: E402
 from test_ui import box, play  # noqa: E402
 
 SHOTS = os.path.join(ROOT, "docs", "screenshots")
-NAMES = ("sasku-entry", "sasku-board", "assignment", "capitals")
+NAMES = ("sasku-entry", "sasku-board", "assignment", "capitals", "held")
 SIDES = [{"id": "A", "name": "Šokk/Žukov"}, {"id": "B", "name": "Öö/Ärni"}]
 SHORT = [{"id": "A", "name": "Õun"}, {"id": "B", "name": "Šokk"}]      # room for what the buttons do
 
@@ -37,6 +38,15 @@ def shot(name):
         if name == "sasku-board":
             play(ui, "NEXT NEXT OK NEXT OK")          # board 4 left out: the next stored as 5
         render.Screen(fb).draw(ui)
+    elif name == "held":
+        # Saare mäng 2020: A's button down on "Trump · võit" (past the chord window, not yet 0.8 s):
+        # the win drawn, the header saying what holding it enters, the entry not on flash
+        from nakk.drivers import buttons as K
+        ui = _started({"ruleset": "saare-2020"}, SHORT)
+        play(ui, "OK A")
+        ui.handle(K.event(K.PRESS, K.A, ui.test_clock.ticks_ms() + 1000))
+        assert ui.holding() == K.A and ui.table.pending is not None
+        render.Screen(fb).draw(ui, 2)
     elif name == "assignment":
         ui = _started({"ruleset": "saare-2020", "settings": {"sohk_policy": "forfeit-partii", "target": 12}})
         render.Screen(fb).draw(ui)
