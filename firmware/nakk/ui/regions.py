@@ -85,8 +85,10 @@ class Regions:
             # a side button down whose LONG would enter its held answer: say what holding it
             # does, in the saving box's place (drawn in place: a rare frame, no box kept)
             fb.fill_rect(_SAVE_X, 0, _SAVE_W, 8, 1)
-            x = font.text(fb, W.HOLD[lang], 62, 0, 0) + 3
-            font.text(fb, ui.word(ui.held_says()), 62 + x, 0, 0, max_w=_W - 63 - x)
+            word = ui.word(ui.held_says())
+            x = 94 - (font.width(W.HOLD[lang]) + 3 + font.width(word)) // 2   # centred as "salvestan"
+            x += font.text(fb, W.HOLD[lang], x, 0, 0) + 3
+            font.text(fb, word, x, 0, 0, max_w=_W - 1 - x)
         elif saving:
             box = self._saving[lang]
             if box is not None and self.buf is not None:
