@@ -71,6 +71,23 @@ class Match:
             snaps.pop(0)
         snaps.append((self.seq, c))
 
+    def take_back(self, seq):
+        """Take back entry seq, the latest applied and not on flash (a chord, a held side
+        button), from keep_undo()'s copy of the state just before it: no read-back from flash
+        (~20 ms on the Pico). False, changing nothing, when there is no such copy."""
+        if seq != self.seq or not self.in_force or self.in_force[-1] != seq or self.confirmed or self.disputed:
+            return False
+        for s in self._snaps:
+            if s[0] == seq - 1:
+                self._snaps = []      # the copy is the match's state from now on
+                self.st = s[1]
+                self.in_force.pop()
+                if self._kept is not None:
+                    self._kept.pop()
+                self.seq -= 1
+                return True
+        return False
+
     # ------------------------------------------------------------ folding
 
     def apply(self, ev):

@@ -134,10 +134,12 @@ class Table:
 
     def drop(self):
         """Forget the entry not yet flushed (two sides pressed together): back to what is saved."""
-        if self.pending is None:
+        ev = self.pending
+        if ev is None:
             return
         self.pending = None
-        self._refold()
+        if not self.match.take_back(ev["seq"]):
+            self._refold()
 
     def waiting(self):
         """Results on flash that the judge has not acknowledged yet: finished matches (locked:
