@@ -526,3 +526,17 @@ def test_a_side_button_held_enters_its_held_answer_once():
     assert play(ui, "LB") == 1
     ev = saved(ui)[-1]
     assert (ev["contract"], ev["maker"], ev["winner"], ev["result"]) == ("suit", "B", "B", "jann")
+
+
+def test_a_take_back_leaves_the_match_as_folding_it_again_would():
+    # a held button's LONG and a chord take back the entry not yet on flash from the state copied
+    # before it (Match.take_back); the match is then what its saved events fold to
+    from test_ui import folded
+    for name, script in (("saare-2020", "A LA NEXT LB OK B A+B LNEXT LB LA NEXT NEXT LA A LA"),
+                         ("saare-classic", "LA LB B+A A LA"), ("sasku", "LA B LB A+B LA")):
+        ui = started(name)
+        for token in script.split():
+            play(ui, token)
+            m, f = ui.table.match, folded(ui)
+            assert (m.seq, m.in_force, m.summary()) == (f.seq, f.in_force, f.summary()), (name, token)
+        assert len(saved(ui)) > 4
