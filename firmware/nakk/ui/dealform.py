@@ -489,11 +489,11 @@ class DealEntry:
         return True
 
     def put(self, step, answers, choices, fixed, steps, done):
-        """Bring an entry back as it was (a take-back, a detour through a menu): the values of
-        step, answers (a copy, or None for none), choices, fixed, steps and done then."""
+        """An entry back as it was (a take-back, a menu's detour): step, answers (a copy, or None), ..."""
         self.step = step
         self.answers = answers if answers is not None else {}
         self.choices = choices
         self.fixed = fixed
         self.steps = steps
         self.done = done
+        self._form_match = None    # the next deal's form is looked up again (its fixed may differ)
