@@ -489,7 +489,7 @@ class DealEntry:
         return True
 
     def put(self, step, answers, choices, fixed, steps, done):
-        """An entry back as it was (a take-back, a menu's detour): step, answers (a copy, or None), ..."""
+        """An entry back as it was (a take-back, a detour): step, answers (a copy or None), choices, fixed, steps, done."""
         self.step = step
         self.answers = answers if answers is not None else {}
         self.choices = choices
