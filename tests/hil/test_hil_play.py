@@ -52,10 +52,11 @@ def test_whole_match(ruleset, boot, fw_image, refs, picoemu, tmp_path):
 
 def test_power_cut_and_resume(boot, fw_image, refs, picoemu, tmp_path):
     ks, frames, events = refs["saare-2020"]
-    # after the third deal: 4 setup presses, then 1 + 4 + 2 for the deals (A; NEXT OK NEXT B; OK B).
-    # A cut in the middle of a deal (after 12 presses: the fourth deal's OK) rightly resumes on a
-    # fresh entry, as a half-entered deal is never saved; the simulator's frame 12 is that half.
-    cut = 11
+    # after the third deal: 4 setup presses, then 1 + 2 + 2 for the deals (A; NEXT B:long, B's
+    # button held; OK B). A cut in the middle of a deal (after 10 presses: the fourth deal's OK)
+    # rightly resumes on a fresh entry, as a half-entered deal is never saved; the simulator's
+    # frame 10 is that half.
+    cut = 9
     img = str(tmp_path / "cut.img")
     emu = boot(image=fw_image, save_fs=img)
     wait_frame_equal(emu, frames[0], 0, picoemu, "start screen")
