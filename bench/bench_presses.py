@@ -392,7 +392,7 @@ class Player:
                 counts[0] += 1
                 if kind == SIDE and at == sided:
                     side = (side + 1 + rng.below(nsides - 1)) % nsides
-                heldable = _heldable(ui.deal.choices[ui.cursor], ui.deal.answers)
+                heldable = _heldable(ui.deal.choices[ui.cursor], ui.deal.steps[ui.deal.step])
                 if heldable:
                     h = counts[3]
                     counts[3] += 1
@@ -551,23 +551,24 @@ def _options(c, stp, nsides, answers=None, held=True):
             if sets is not None:
                 for k in sets:
                     f[k] = sets[k]
-            inn = c.get("innocent")
-            if inn is not None and answers is not None and answers.get(inn[0]) in SIDES:
-                for k in inn[1]:
-                    f[k] = SIDES[1 - SIDES.index(answers[inn[0]])]
+            for inn in (c.get("innocent"), stp.get("innocent")):
+                if inn is not None and answers is not None and answers.get(inn[0]) in SIDES:
+                    for k in inn[1]:
+                        f[k] = SIDES[1 - SIDES.index(answers[inn[0]])]
             out.append((i, f))
-            if held and _heldable(c, answers):
+            if held and _heldable(c, stp):
                 h = dict(f)                  # the same button held: its held sets over the others
-                sets = c["held"][0]
+                sets = stp["held"][c["value"]][0]
                 for k in sets:
                     h[k] = sets[k]
                 out.append((i + HELD, h))
     return out
 
 
-def _heldable(c, answers):
-    """Whether holding a side button on choice c enters its held answer (nakk.ui.modes.held_of)."""
-    return c.get("held") is not None
+def _heldable(c, stp):
+    """Whether holding a side button on choice c of step stp enters a held answer (nakk.ui.modes.held_of)."""
+    h = stp.get("held")
+    return h is not None and c["value"] in h
 
 def plan(ui, want, held=True):
     """The answer a player who wants the deal event fields `want` gives on the step on screen

@@ -175,10 +175,12 @@ def _word(v):
 #              innocent: (offender field, fields): when a side button commits it, those
 #                    fields get the side that is not the one in the offender field, when it
 #                    is given (after a sohk: the innocent pair wins, the button names the maker)
-#              held: (sets, (et, en)): the same side button held long (0.8 s) enters
-#                    the choice with these sets over its own (a jänn win for "Trump · võit");
-#                    the header says "hoia: <words>" while that button is down
 #   side     the default side field for the step's choices (a choice may override)
+#   held     optional: {choice value: (sets, (et, en))}: a side button held long (0.8 s) on
+#            that choice enters it with these sets over its own (a jänn win for "Trump ·
+#            võit"); the header says "hoia: <words>" while that button is down (on the step,
+#            not in each choice: the choices' dicts stay small on the box's heap)
+#   innocent optional: as a choice's, for every choice of the step a side button commits
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same
 #            `rest` to that side (their first choice)
@@ -202,14 +204,13 @@ def _word(v):
 # UI never writes into a form: it is read-only data once built.
 
 def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, sets=None, says=None,
-           ok_says=None, name=None, omit=False, adds=1, innocent=None, rests=False, held=None):
+           ok_says=None, name=None, omit=False, adds=1, innocent=None, rests=False):
     """One answer. side: the field a side button fills while committing it;
     ok: committed with OK instead (or as well); when: (field, values) it is offered for;
     omit: the step's field is left out of the event (value is then None);
     adds: on a tally step, how many a side press adds; innocent: (offender field, fields)
     filled with the side that is not the offender's (when one is given); rests: a tally's ok
-    choice that then gives the rest to the step's `rest` side; held: (sets, (et, en)): what the
-    side button held long enters instead (its sets over `sets`) and its words ("hoia: jänn");
+    choice that then gives the rest to the step's `rest` side;
     also, opp, sets, says, ok_says, name: see the deal-form notes above."""
     c = {"value": value, "label": (et, en)}
     if omit:
@@ -220,8 +221,6 @@ def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, s
         c["innocent"] = innocent
     if rests:
         c["rests"] = True
-    if held is not None:
-        c["held"] = held
     if side is not None:
         c["side"] = side
     if ok:
@@ -243,7 +242,8 @@ def choice(value, et, en, side=None, ok=False, when=None, also=None, opp=None, s
     return c
 
 
-def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=None, live=False, only=None):
+def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=None, live=False, only=None,
+         held=None, innocent=None):
     """One question of a deal form. side: the side field of every choice that names none
     (the choices given are not changed: those that need it are copied)."""
     if side is not None:
@@ -267,6 +267,10 @@ def step(key, et, en, choices, side=None, rest=None, count=None, named=None, ok=
         s["live"] = True
     if only is not None:
         s["only"] = only
+    if held is not None:
+        s["held"] = held
+    if innocent is not None:
+        s["innocent"] = innocent
     return s
 
 

@@ -98,7 +98,10 @@ def forms(rules, cfg):
     # a game's button held: that pair made it and won with jänn (a pits game without jänn:
     # with karvane); after a sohk, tapped or held, the innocent pair won so
     jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
-    games = [_game(S, g, held=_HELD_JANN if g in jann else _HELD_KARVANE) for g in rules.games]
+    games = [_game(S, g) for g in rules.games]
+    held = {}
+    for g in rules.games:
+        held[g] = _HELD_JANN if g in jann else _HELD_KARVANE
     if cfg["all_pass_policy"] == "ulekula-ruutu":
         games.append(choice(S.ULEKULA, "Üleküla", "All passed", ok=True, name=S._GAME_LABELS[S.ULEKULA],
                             ok_says=("edasi", "next")))
@@ -117,13 +120,13 @@ def forms(rules, cfg):
     # catch), each with the MAKER's button; a sohk entered on the results goes to these
     # (a step after the ordinary ones: the steps a deal without a sohk asks come first)
     sohk = step("result", "Sohk", "Cheat", _sohk_results(S, rules, cfg), named="game", only=_SOHK)
-    deal = [step("game", "Mäng", "Game", wrapped(games)), result, maker, sohk]
+    deal = [step("game", "Mäng", "Game", wrapped(games), held=held, innocent=_SOHK_WON), result, maker, sohk]
     if cfg["pokk_replay_keeps_maker"]:
         # the replay: game and maker as before, only the result is asked
         replay = [step("result", "Kordus", "Replay", _replay_results(S, rules, cfg), ok=_pokk(S))]
     else:
-        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,)), _HELD_JANN if g in jann else _HELD_KARVANE)
-                                               for g in rules.games]), result,
+        replay = [step("game", "Mäng", "Game", [_game(S, g, ("game", (g,))) for g in rules.games], held=held,
+                       innocent=_SOHK_WON), result,
                   maker, sohk]
     return deal, replay
 
@@ -136,8 +139,8 @@ def _sohk_results(S, rules, cfg):
     """The innocent pair's results the rules pay by after a sohk, each with the maker's button.
     The game's button already enters the plain win (tapped) and the jänn (held; in a pits game
     without one, karvane), so under the cursor is the one left: karvane (a pits game: the
-    ♦6's catch); "Pooleli / võit" one NEXT away, jänn (a pits game: karvane) one PREV away.
-    Few and shared: less of the box's heap."""
+    ♦6's catch, karvane one NEXT away); "Pooleli / võit" one NEXT away (a pits game: one PREV),
+    jänn one PREV away. Few and shared: less of the box's heap."""
     jann = tuple(g for g in rules.games if g not in S._PITS or cfg["pits_jann_bonus"])
     nojann = tuple(g for g in rules.games if g not in jann)
     capture = nojann and cfg["pits_capture_is_karvane_win"]
@@ -147,13 +150,9 @@ def _sohk_results(S, rules, cfg):
     if capture:
         out.append(choice(S.CAPTURE, "♦6 püüdis ♣K", "♦6 caught ♣K", side="maker", innocent=("sohk", ("capture",)),
                           says=_MADE, when=("game", nojann)))
-    out.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=won, says=_MADE,
-                      when=("game", jann) if capture else every))
+    out.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=won, says=_MADE, when=every))
     out.append(choice(S.WIN, "Pooleli / võit", "Halted / won", side="maker", innocent=won, says=_MADE, when=every))
     out.append(choice(S.JANN, "Jänn", "Jänn", side="maker", innocent=won, says=_MADE, when=("game", jann)))
-    if capture:
-        out.append(choice(S.KARVANE, "Karvane", "Karvane", side="maker", innocent=won, says=_MADE,
-                          when=("game", nojann)))
     return out
 
 
@@ -161,11 +160,10 @@ def _pokk(S):
     return choice(S.POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 
 
-def _game(S, g, when=None, held=None):
+def _game(S, g, when=None):
     et, en = S._GAME_LABELS[g]
     return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                  sets=_WIN_SETS, ok=True, says=_MADE_WON, ok_says=_OTHER, name=S._GAME_LABELS[g], when=when,
-                  held=held, innocent=_SOHK_WON)
+                  sets=_WIN_SETS, ok=True, says=_MADE_WON, ok_says=_OTHER, name=S._GAME_LABELS[g], when=when)
 
 
 def _results(S, rules, cfg):

@@ -295,14 +295,14 @@ class Sasku(Ruleset):
                          when=("contract", (None,))) for b in range(lo, hi + 1)]
         # (the last board's steps, and the others': "Muu jaotus", then the board and the game
         # again, skipped when the game is answered)
-        return ([step("contract", "Mäng", "Game", first)] + rest,
-                [step("contract", "Mäng", "Game", other_board), step("board", "Jaotus", "Board", boards, live=True),
-                 step("contract", "Mäng", "Game", first)] + rest)
+        return ([step("contract", "Mäng", "Game", first, held=_HELD)] + rest,
+                [step("contract", "Mäng", "Game", other_board, held=_HELD),
+                 step("board", "Jaotus", "Board", boards, live=True),
+                 step("contract", "Mäng", "Game", first, held=_HELD)] + rest)
 
     def _game(self, g, et, en):
         return choice(g, et + " \u00b7 võit", en + " \u00b7 won", side="maker", also=("winner",),
-                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=("muu", "other"), name=(et, en),
-                      held=_HELD_JANN)   # the button held: that side made it and won with jänn
+                      sets={"result": WIN}, ok=True, says=_MADE_WON, ok_says=("muu", "other"), name=(et, en))
 
     def describe(self, ev, lang, steps, number=None):
         """A board as the players say it: "Jaotus 3: Trump, A tegi, B võitis jänniga",
@@ -329,6 +329,7 @@ _ULEKULA = ("Üleküla", "All passed")
 _POKK = choice(POKK, "Pokk 60:60", "Pokk 60:60", ok=True, ok_says=("pokk", "pokk"))
 _WON = ("võitis", "won")
 _HELD_JANN = ({"result": JANN}, ("jänn", "jänn"))
+_HELD = {SUIT: _HELD_JANN, RUUTU: _HELD_JANN}   # a game's button held: that side made it and won with jänn
 _CONTRACT_WORDS = {SUIT: ("Trump", "Suit"), RUUTU: ("Ruutu", "Ruutu"), ULEKULA: ("Üleküla", "All passed")}
 _HOW = {WIN: ("", ""), POKK: ("", ""), JANN: (" jänniga", " with jänn"), SEAJANN: (" seajänniga", " with seajänn"),
         KARVANE: (" karvaselt", ", karvane")}

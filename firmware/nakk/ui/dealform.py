@@ -318,9 +318,9 @@ class DealEntry:
         if "count" in stp and stp["key"] in ev:
             ev[stp["key"]] = _tally_list(ev[stp["key"]], self.sides)
 
-    def answer(self, c, side, held=False):
+    def answer(self, c, side, held=None):
         """Choice c of the current step, committed by side index `side` (None: by OK); held: that
-        side's button was held: c's "held" sets over its own."""
+        side's button was held: the step's held (sets, words) for c, its sets over c's own."""
         stp = self.steps[self.step]
         a = self.answers
         self.done |= 1 << self.step
@@ -331,8 +331,11 @@ class DealEntry:
             a[stp["key"]] = c["value"]
         if side is not None:
             self._by_side(c, side)
-            if held:
-                _put_all(a, c["held"][0])
+            inn = stp.get("innocent")
+            if inn is not None:
+                _innocent(a, inn)
+            if held is not None:
+                _put_all(a, held[0])
         self.step += 1
 
     def _count(self, stp, c, side):

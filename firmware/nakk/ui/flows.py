@@ -131,7 +131,7 @@ class Ui(Modes):
         self._chord_kept = False
         self._chord_screen = [None] * _SCREEN   # _screen(into) fills it in place
         self._chord_answers = {}           # its answers, copied into this dict (kept, never cleared with clear())
-        # the choice that press answered when holding its button gives its "held" answer, or None
+        # what holding that side press's button enters instead (modes.held_of), or None
         self._held_c = None
         self._detour = None        # the deal entry as it was when a menu or list opened over it
         self._asked = None         # [screen under the question or None, on_answer, asked at, timeout,

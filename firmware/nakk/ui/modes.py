@@ -33,13 +33,13 @@ _PAIR_MS = const(600)     # as flows.PAIR_MS: PREV's and NEXT's long presses thi
 # The penalty list's first row, when an offence judged inside the deal (a sohk) is the second:
 # the offender's button held gives that one instead (two presses for a sohk, the commonest
 # offence's tap unchanged)
-_PEN_HELD = {"held": None}
+_PEN_HELD = (None, None)
 
 
 def held_of(s):
     """What holding the button of a side press on screen s (a _screen()) would enter instead:
-    the deal entry's choice when it has a held meaning, _PEN_HELD on the penalty list's
-    first row when the second is judged inside the deal; else None."""
+    the deal entry step's held (sets, words) for the choice under the cursor, _PEN_HELD on the
+    penalty list's first row when the second is judged inside the deal; else None."""
     if s[1] == _PENALTY:
         o = s[14]
         if s[2] == 0 and len(o) > 1 and o[0][1] != menus.DEAL and o[1][1] == menus.DEAL:
@@ -47,8 +47,8 @@ def held_of(s):
         return None
     if s[1] != _ENTRY or not s[10]:
         return None
-    c = s[10][s[2]]
-    return c if c.get("held") is not None else None
+    h = s[12][s[8]].get("held")
+    return None if h is None else h.get(s[10][s[2]]["value"])
 
 
 class Modes:
@@ -390,8 +390,8 @@ class Modes:
         """A side button held (its LONG): where its press-down entered an answer with a held
         meaning and that entry is not on flash yet, it is taken back and the held one entered
         (as a chord takes back); anything else held long does nothing."""
-        c = self._held_c
-        if c is None or self._chord != b or not self._chord_kept or self.table.pending is None:
+        h = self._held_c
+        if h is None or self._chord != b or not self._chord_kept or self.table.pending is None:
             return NOTHING_
         self._held_c = None
         self._chord_kept = False
@@ -400,10 +400,10 @@ class Modes:
         self.version += 1
         self.msg = None
         self._take_back(self._chord_screen)
-        if c is _PEN_HELD:
+        if h is _PEN_HELD:
             self.cursor = 1              # the offence judged inside the deal, by the same side
             return self._penalty_by(self._side(b))
-        self.deal.answer(c, self._side(b), True)
+        self.deal.answer(self.deal.choices[self.cursor], self._side(b), h)
         return self._show_step(0)
 
     def holding(self):
@@ -417,5 +417,5 @@ class Modes:
         """What holding that button enters instead ((et, en)), or None."""
         if self.holding() < 0:
             return None
-        c = self._held_c
-        return self._chord_screen[3][1] if c is _PEN_HELD else c["held"][1]   # the list's row 2
+        h = self._held_c
+        return self._chord_screen[3][1] if h is _PEN_HELD else h[1]   # the list's row 2, or the held words

@@ -309,6 +309,12 @@ class Screen(Regions):
         if steps is None:
             steps = m.rules.form(st, m.cfg)[1]   # a likely match's first deal
         for stp in steps:
+            h = stp.get("held")
+            if h is not None:      # "hoia: jänn", drawn while that button is down
+                _keep(scratch, W.HOLD[lang])
+                for v in h:
+                    if _keep(scratch, h[v][1][lang]):
+                        yield
             o = stp.get("only")
             if o is not None and None not in o[1] and o[0] not in [t["key"] for t in steps]:
                 continue           # asked after an offence only (a sohk's step): drawn when shown
@@ -323,9 +329,6 @@ class Screen(Regions):
                     if k in c:
                         if _keep(scratch, c[k][lang]):
                             yield
-                if "held" in c:           # "hoia: jänn", drawn while that button is down
-                    if _keep(scratch, W.HOLD[lang]) or _keep(scratch, c["held"][1][lang]):
-                        yield
 
     def warm(self, ui):
         """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the
