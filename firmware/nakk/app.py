@@ -413,6 +413,7 @@ class App:
         """assignment.json was written (or removed) beside the journal: offer it at once."""
         a = self._assignment()
         self._assigned = a is not None
+        self.screen.forget_likely()   # the old assignment's match goes before the new one is folded
         self.ui.offer(a)
         self._say_bad_assignment()
         self.frame()

@@ -330,6 +330,12 @@ class Screen(Regions):
                         if _keep(scratch, c[k][lang]):
                             yield
 
+    def forget_likely(self):
+        """Let go of the likely match whose words were being drawn (another assignment came):
+        the old one is not kept alive while the new one is folded."""
+        self._likely = None
+        self._warming = None
+
     def warm(self, ui):
         """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the
         Pico); True while some are left. The app calls it between presses, never inside
