@@ -1,24 +1,22 @@
 """Screen state -> the 128x64 framebuf and the LED rings. Redraws only the regions whose content changed.
 
-The screen has regions of whole SSD1306 pages, so the display is sent only
-the pages a change touched, and only they are drawn again (drawing text in
-Python is the slow part on the Pico, see docs/latency.md):
+The screen has regions of whole SSD1306 pages, so the display is sent only the pages a change
+touched, and only they are drawn again (drawing text in Python is the slow part, docs/latency.md):
   head   page 0     deal number and who shuffles; "saving"; results waiting (↑n)
   names  page 1     the side names (and end bonuses)             } or one list / question
   score  pages 2-6  32 px digits (2x text for a score too wide    } over pages 1-6
                     for its column), dividers, marks (the ruleset's: karvane)
   foot   page 7     the step being entered with its answer under the cursor, or a message;
                     while a button is stuck (and no message is up), which one
-Each region has a signature: a small integer built from the values it shows
-(no allocation); a region is drawn again only when its signature changes.
-Text comes from tables that already exist (rules, ui) and numbers are drawn
-straight from ints (nakk.drivers.font), so a frame allocates nothing once fonts are warm.
+Each region has a signature: a small integer built from the values it shows (no allocation); a
+region is drawn again only when its signature changes. Text comes from tables that already exist
+(rules, ui) and numbers are drawn straight from ints (nakk.drivers.font), so a frame allocates
+nothing once fonts are warm.
 
-Drawing text is what a press waits for (bench/bench_latency.py), so nothing is
-drawn twice or drawn to be covered: the "saving" box is drawn once per
-language at start-up and blitted, what it hides is not drawn under it, and a
-cursor move in the deal entry redraws the answer box only, not the step's
-name beside it. Each of these leaves the same pixels as drawing in full.
+Drawing text is what a press waits for (bench/bench_latency.py), so nothing is drawn twice or
+drawn to be covered: the "saving" box is drawn once per language at start-up and blitted, what it
+hides is not drawn under it, and a cursor move in the deal entry redraws the answer box only, not
+the step's name beside it. Each of these leaves the same pixels as drawing in full.
 """
 
 from nakk.compat import const
@@ -326,22 +324,18 @@ class Screen(Regions):
                 if _keep(scratch, c["label"][lang]):
                     yield
                 for k in ("says", "ok_says", "name"):
-                    if k in c:
-                        if _keep(scratch, c[k][lang]):
-                            yield
+                    if k in c and _keep(scratch, c[k][lang]):
+                        yield
 
     def forget_likely(self):
-        """Let go of the likely match whose words were being drawn (another assignment came):
-        the old one is not kept alive while the new one is folded."""
+        """Let go of the likely match whose words were drawn (another assignment came)."""
         self._likely = None
         self._warming = None
 
     def warm(self, ui):
-        """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the
-        Pico); True while some are left. The app calls it between presses, never inside
-        one. On the start
-        screen: the words of the match the next OK would start before anything else, and
-        the words of every match."""
+        """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the Pico);
+        True while some are left. The app calls it between presses, never inside one. On the
+        start screen: the words of the match the next OK would start first, then every match's."""
         if ui.mode == U.START:
             m = ui.likely_match()
             if m is not None and m is not self._likely:
