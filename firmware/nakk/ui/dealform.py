@@ -319,8 +319,7 @@ class DealEntry:
             ev[stp["key"]] = _tally_list(ev[stp["key"]], self.sides)
 
     def answer(self, c, side, held=None):
-        """Choice c of the current step, committed by side index `side` (None: by OK); held: that
-        side's button was held: the step's held (sets, words) for c, its sets over c's own."""
+        """Choice c of the current step, by side index `side` (None: OK); held: the step's (sets, words) for c."""
         stp = self.steps[self.step]
         a = self.answers
         self.done |= 1 << self.step
@@ -330,10 +329,7 @@ class DealEntry:
         if not c.get("omit"):              # a sohk names its offender and no result
             a[stp["key"]] = c["value"]
         if side is not None:
-            self._by_side(c, side)
-            inn = stp.get("innocent")
-            if inn is not None:
-                _innocent(a, inn)
+            self._by_side(c, side, stp)
             if held is not None:
                 _put_all(a, held[0])
         self.step += 1
@@ -377,7 +373,7 @@ class DealEntry:
         """Whether a tally given whole waits for OK (see _complete)."""
         return (self.answers.get(stp["key"], 0) >> 6 * self.sides) & 1
 
-    def _by_side(self, c, side):
+    def _by_side(self, c, side, stp):
         a = self.answers
         a[c["side"]] = SIDES[side]
         _put_each(a, c.get("also"), SIDES[side])
@@ -386,6 +382,8 @@ class DealEntry:
             a[opp] = SIDES[1 - side]
         _put_all(a, c.get("sets"))
         inn = c.get("innocent")
+        if inn is None:
+            inn = stp.get("innocent")     # the step's, for each of its choices
         if inn is not None:
             _innocent(a, inn)
 

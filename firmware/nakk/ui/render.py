@@ -328,9 +328,7 @@ class Screen(Regions):
                         yield
 
     def forget_likely(self):
-        """Let go of the likely match whose words were drawn (another assignment came)."""
-        self._likely = None
-        self._warming = None
+        self._likely = self._warming = None   # another assignment came: its old match let go
 
     def warm(self, ui):
         """Draw one more of the words the screens will need (see _prewarm: 2-7 ms on the Pico);
