@@ -377,15 +377,12 @@ class DealEntry:
         a = self.answers
         a[c["side"]] = SIDES[side]
         _put_each(a, c.get("also"), SIDES[side])
-        opp = c.get("opp")
-        if opp is not None:
-            a[opp] = SIDES[1 - side]
+        if "opp" in c:
+            a[c["opp"]] = SIDES[1 - side]
         _put_all(a, c.get("sets"))
-        inn = c.get("innocent")
-        if inn is None:
-            inn = stp.get("innocent")     # the step's, for each of its choices
-        if inn is not None:
-            _innocent(a, inn)
+        stp = c.get("innocent") or stp.get("innocent")   # (the step's: for each of its choices)
+        if stp is not None:
+            _innocent(a, stp)
 
     def ok_choice(self, c):
         """The choice OK commits when c is under the cursor: c itself when OK takes it, else the
