@@ -551,10 +551,10 @@ def _options(c, stp, nsides, answers=None, held=True):
             if sets is not None:
                 for k in sets:
                     f[k] = sets[k]
-            for inn in (c.get("innocent"), stp.get("innocent")):
-                if inn is not None and answers is not None and answers.get(inn[0]) in SIDES:
-                    for k in inn[1]:
-                        f[k] = SIDES[1 - SIDES.index(answers[inn[0]])]
+            inn = c.get("innocent") or stp.get("innocent")     # as nakk.ui.dealform: the step's for each
+            if inn is not None and answers is not None and answers.get(inn[0]) in SIDES:
+                for k in inn[1]:
+                    f[k] = SIDES[1 - SIDES.index(answers[inn[0]])]
             out.append((i, f))
             if held and _heldable(c, stp):
                 h = dict(f)                  # the same button held: its held sets over the others

@@ -77,16 +77,24 @@ class Match:
         (~20 ms on the Pico). False, changing nothing, when there is no such copy."""
         if seq != self.seq or not self.in_force or self.in_force[-1] != seq or self.confirmed or self.disputed:
             return False
+        st = self._copy_before(seq)
+        if st is None:
+            return False
+        self.st = st
+        self.in_force.pop()
+        if self._kept is not None:
+            self._kept.pop()
+        self.seq -= 1
+        return True
+
+    def _copy_before(self, seq):
+        """keep_undo()'s copy of the state just before entry seq, taken (it is the match's state
+        from now on: no copy is kept), or None."""
         for s in self._snaps:
             if s[0] == seq - 1:
-                self._snaps = []      # the copy is the match's state from now on
-                self.st = s[1]
-                self.in_force.pop()
-                if self._kept is not None:
-                    self._kept.pop()
-                self.seq -= 1
-                return True
-        return False
+                self._snaps = []
+                return s[1]
+        return None
 
     # ------------------------------------------------------------ folding
 
@@ -206,12 +214,9 @@ class Match:
         self.cancelled.add(target)
         if self._kept is not None:
             self._kept.pop()
-        st = None
-        for s in self._snaps:
-            if s[0] == target - 1:
-                # the state just before the target: what the events still in force up to it
-                # fold to (what follows the target, confirms and disputes, leaves it as it is)
-                st = s[1]
+        # the state just before the target: what the events still in force up to it fold to
+        # (what follows the target, confirms and disputes, leaves it as it is)
+        st = self._copy_before(target)
         self._snaps = []          # a copy taken back is the match's state from now on
         if st is not None:
             self.st = st
