@@ -392,7 +392,7 @@ class Player:
                 counts[0] += 1
                 if kind == SIDE and at == sided:
                     side = (side + 1 + rng.below(nsides - 1)) % nsides
-                heldable = _heldable(ui.deal.choices[ui.cursor], ui.deal.steps[ui.deal.step])
+                heldable = _heldable(ui.deal.choices[ui.cursor], ui.deal.steps[ui.deal.step], ui.deal)
                 if heldable:
                     h = counts[3]
                     counts[3] += 1
@@ -565,10 +565,13 @@ def _options(c, stp, nsides, answers=None, held=True):
     return out
 
 
-def _heldable(c, stp):
-    """Whether holding a side button on choice c of step stp enters a held answer (nakk.ui.modes.held_of)."""
+def _heldable(c, stp, deal=None):
+    """Whether holding a side button on choice c of step stp enters a held answer (nakk.ui.modes.held_of;
+    on a tally, deal: the entry, while the held amount is left)."""
     h = stp.get("held")
-    return h is not None and c["value"] in h
+    if h is None or c.get("side") is None or c["value"] not in h:
+        return False
+    return "count" not in stp or deal is not None and h[c["value"]][0] <= deal.left()
 
 def plan(ui, want, held=True):
     """The answer a player who wants the deal event fields `want` gives on the step on screen
@@ -581,7 +584,7 @@ def plan(ui, want, held=True):
     stp = deal.steps[deal.step]
     nsides = ui.table.match.rules.sides
     if "count" in stp:
-        return _plan_tally(ui, want, stp, nsides)
+        return _plan_tally(ui, want, stp, nsides, held)
     best = None
     n = len(deal.choices)
     for i in range(n):
@@ -600,13 +603,15 @@ def plan(ui, want, held=True):
         return 0, None               # played on after a slip: a step it did not expect
     return best[2], best[3]
 
-def _plan_tally(ui, want, stp, nsides):
+def _plan_tally(ui, want, stp, nsides, held=True):
     """A tally step: the fewest presses that give each team other than the bidder's its
     points, as the list on screen shows them (a team's button adds the amount under the
-    cursor, which stays there; an amount is on the list while that many are left; OK gives
-    the rest to the bidder's team, and on "Mängupunkt viik" the rest less the tied Game
-    point; a last point given with another team's button waits for "Salvesta"). Returns the
-    first answer of the cheapest way (each answer costs its cursor moves and its press)."""
+    cursor, which stays there, held one more; an amount is on the list while that many are
+    left; OK gives the rest to the bidder's team, and on "Mängupunkt viik" the rest less the
+    tied Game point, a team's button there the same to that team; a last point given with
+    another team's tapped button waits for "Salvesta"). Returns the first answer of the
+    cheapest way (each answer costs its cursor moves and its press). held False: no button
+    held (bench_latency times taps)."""
     deal = ui.deal
     want_t = [0] * nsides
     for p in ("high", "low", "right", "left", "joker", "game"):
@@ -620,12 +625,12 @@ def _plan_tally(ui, want, stp, nsides):
     # played on after a slip: a team given too many keeps them, the others still get theirs
     goal = [max(got[i], want_t[i]) for i in range(nsides)]
     choices = stp["choices"]
-    key = (id(choices), got, tied, choices.index(cur), tuple(goal), tie, rest)
+    key = (id(choices), got, tied, choices.index(cur), tuple(goal), tie, rest, held)
     if key not in _TALLY_PLANS or _TALLY_PLANS[key][0] is not choices:
         if len(_TALLY_PLANS) >= (0 if MPY else 100000):
             _TALLY_PLANS.clear()     # a speed cache only (the unix port's heap is the box's)
         _TALLY_PLANS[key] = (choices, _tally_search(choices, stp["count"], got, tied, cur, goal, tie, rest,
-                                                    nsides))
+                                                    nsides, stp.get("held") if held else None))
     first = _TALLY_PLANS[key][1]
     if first is None:
         return 0, None               # nothing on screen gets there: OK
@@ -679,10 +684,11 @@ def _state(g, td, ci):
     return (_GIDX[(g[0] * 7 + g[1]) * 7 + g[2]] * 2 + (1 if td else 0)) * 8 + ci
 
 
-def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
+def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides, held=None):
     """The cheapest way (Dijkstra, its costs small numbers: a list of states per cost, first in
     first out) over the tally's screens to a saved tally whose teams other than `rest` have
-    `goal`: its first answer (the choice to commit, side or None), or None."""
+    `goal`: its first answer (the choice to commit, side (+ HELD: held) or None), or None.
+    held: the step's (a button held there adds that many)."""
     assert nsides == 3 and len(choices) <= 8
     n = _SEARCH[0] % 255 + 1
     _SEARCH[0] = n
@@ -693,7 +699,7 @@ def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
     start = _state(got, tied, choices.index(cur))
     _SEEN[start] = n
     _COST[start] = 0
-    levels = [[start, -1]]             # per cost: state, first answer (choice * 4 + side + 1), ...
+    levels = [[start, -1]]             # per cost: state, first answer (choice * 8 + code), ...
     cost = 0
     while cost < len(levels):
         level = levels[cost]
@@ -702,8 +708,9 @@ def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
             st, first = level[k], level[k + 1]
             k += 2
             if st < 0:
-                c = choices[first // 4]
-                return c, (first % 4 - 1 if first % 4 else None)   # the cheapest saved tally
+                c = choices[first // 8]
+                code = first % 8           # the cheapest saved tally's first press
+                return c, (None if not code else code - 1 if code < 4 else code - 4 + HELD)
             if _SEEN[st] != n or _COST[st] < cost:
                 continue               # reached more cheaply since
             ci = st % 8
@@ -718,16 +725,26 @@ def _tally_search(choices, count, got, tied, cur, goal, tie, rest, nsides):
                 c = offered[j]
                 d = (j - pos) % m
                 step = min(d, m - d) + 1
-                sides = list(range(nsides)) if c.get("side") is not None else []
+                hd = held.get(c["value"]) if held is not None and c.get("side") is not None else None
+                presses = []           # (code, side or None): code 0 OK, 1-3 a tap, 4-6 held (side + 1 + 3)
                 if c.get("ok") or c.get("side") is not None:
-                    sides.append(None)
-                for side in sides:
-                    f = first if first >= 0 else choices.index(c) * 4 + (0 if side is None else side + 1)
+                    presses.append((0, None))
+                if c.get("side") is not None:
+                    for i in range(nsides):
+                        presses.append((i + 1, i))
+                        if hd is not None and hd[0] <= left:
+                            presses.append((i + 4, i))
+                for code, side in presses:
+                    f = first if first >= 0 else choices.index(c) * 8 + code
                     done = None
                     nxt = -1
-                    if side is not None:
+                    if side is not None and "rests" in c:
+                        g2 = list(g)               # "Mängupunkt viik": the rest less it to this team
+                        g2[side] += left - 1
+                        done = (g2, True)
+                    elif side is not None:
                         g2 = list(g)
-                        g2[side] += c.get("adds", 1)
+                        g2[side] += hd[0] if code >= 4 else c.get("adds", 1)
                         l2 = count - sum(g2) - (1 if td else 0)
                         if l2 < 0 or g2[side] > (goal[side] if side != rest else mine):
                             continue           # no press takes points back: past the goal is a dead end

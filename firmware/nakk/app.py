@@ -206,9 +206,10 @@ class App:
     def frame(self):
         ui = self.ui
         # the head's box: "saving", or while a side button is down whose LONG may change the
-        # entry, what holding it enters ("hoia: jänn")
-        mask = self.screen.draw(ui, 0 if self.table.pending is None else 2 if ui.holding() >= 0 else 1,
-                                self.waiting)
+        # entry (or the step it answered), what holding it enters ("hoia: jänn")
+        h = ui.holding()
+        mask = self.screen.draw(ui, 2 if h >= 0 and self.buttons.is_down(h) else 0 if self.table.pending is None
+                                else 1, self.waiting)
         if mask:
             self.sent += self.board.show(mask)
         # The rings come after the display's transfer; with an edge latched (before or

@@ -155,8 +155,7 @@ def _word(v):
 #                    this choice (e.g. the game step commits with the maker's
 #                    button); without it, OK commits
 #              also: more fields the same side fills (the maker who also won)
-#              opp:  a field the other side fills (two sides only: the maker
-#                    derived from the winner of a lost game)
+#              opp:  a field the other side fills (two sides only: the maker from the loser)
 #              sets: fields set (value as given) when a side button commits it
 #                    ("this pair made it and won": the result too); a later step
 #                    whose field is set so is not asked
@@ -171,7 +170,8 @@ def _word(v):
 #              adds: on a tally step, how many a side press adds (default 1; offered while
 #                    that many are left to give)
 #              rests: on a tally step, an ok choice with `sets` that also gives what is
-#                    left after it to the side in the step's `rest` (ends the tally)
+#                    left after it to the side in the step's `rest` (ends the tally); with
+#                    a `side`, a side button gives that side the rest after it instead
 #              innocent: (offender field, fields): when a side button commits it, those
 #                    fields get the side that is not the one in the offender field, when it
 #                    is given (after a sohk: the innocent pair wins, the button names the maker)
@@ -179,7 +179,8 @@ def _word(v):
 #   held     optional: {choice value: (sets, (et, en))}: a side button held long (0.8 s) on
 #            that choice enters it with these sets over its own (a jänn win for "Trump ·
 #            võit"); the header says "hoia: <words>" while that button is down (on the step,
-#            not in each choice: the choices' dicts stay small on the box's heap)
+#            not in each choice: the choices' dicts stay small on the box's heap); on a tally
+#            step {choice value: (adds, (et, en))}: held, it adds that many (while left)
 #   innocent optional: as a choice's, for every choice of the step a side button commits
 #   rest     optional: a side field already answered (e.g. "bidder"); OK on this
 #            step gives this step and every following step with the same

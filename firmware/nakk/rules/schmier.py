@@ -241,27 +241,30 @@ class Schmier(Ruleset):
     def _build_form(self):
         bids = [choice(b, str(b), str(b), side="bidder", says=("pakub", "bids"),
                        name=("Pakkus %d" % b, "Bid %d" % b)) for b in (3, 4, 5, 6)]
-        steps = [step("bid", "Pakkumine", "Bid", wrapped(bids))]
+        # the bidder's button held on a bid: one more (4 held on 3, 6 on 5): every bid within
+        # two presses, the list still offering each one tapped
+        steps = [step("bid", "Pakkumine", "Bid", wrapped(bids),
+                      held={b: ({"bid": b + 1}, (str(b + 1), str(b + 1))) for b in (3, 4, 5)})]
         # Each point is worth one, so a tally is the score: a team's button adds the points
-        # under the cursor to that team, and the cursor stays there (two teams with two each:
-        # one move, two presses); OK gives the rest to the bidder's team (which takes most of
-        # them: the screen shows "OK+n" under it). "+3" is one NEXT away, "+2" one PREV,
-        # "+5" two NEXTs, "Mängupunkt viik" two PREVs: OK on it gives the rest too, less the
-        # tied Game point, so a tie costs the move to it. An amount is offered while that
-        # many are left. Which point went where is optional detail in the event, not asked
-        # here. The step is labelled with the bid ("Pakkus 4").
+        # under the cursor to that team, and the cursor stays there (two teams with one each:
+        # two presses); held, one more ("+2" on "+1"). OK gives the rest to the bidder's team
+        # (which takes most of them: the screen shows "OK+n" under it). "+3" is one NEXT away,
+        # "+5" one PREV, "Mängupunkt viik" two NEXTs: on it OK gives the bidder's team the
+        # rest less the tied Game point, and a team's button gives that team the rest less it
+        # (every hand within 4 presses of its tally, 6 with the bid). An amount is offered
+        # while that many are left (held, while one more is). Which point went where is
+        # optional detail in the event, not asked here. The step is labelled with the bid.
         steps.append(step("tally", "Punktid", "Points", wrapped([
-            choice("point", "+1 punkt", "+1 point", side="tally", says=("+1", "+1")),
-            choice("point", "+3 punkti", "+3 points", side="tally", says=("+3", "+3"), adds=3),
-            choice("point", "+2 punkti", "+2 points", side="tally", says=("+2", "+2"), adds=2),
-            choice("point", "+5 punkti", "+5 points", side="tally", says=("+5", "+5"), adds=5),
-            choice(None, "Mängupunkt viik", "Game point tied", ok=True, sets={"game": None},
+            choice(1, "+1 punkt", "+1 point", side="tally", says=("+1", "+1")),
+            choice(3, "+3 punkti", "+3 points", side="tally", says=("+3", "+3"), adds=3),
+            choice(5, "+5 punkti", "+5 points", side="tally", says=("+5", "+5"), adds=5),
+            choice(None, "Mängupunkt viik", "Game point tied", side="tally", ok=True, sets={"game": None},
                    ok_says=("viik", "tied"), rests=True),
         ]) + [
             # the last point given with another team's button than the bidder's waits for OK
             # (dealform: a wrong button there shows on the tally before the hand is saved)
             choice(None, "Salvesta", "Save", ok=True, ok_says=("salvesta", "save"), adds=0),
-        ], count=6, rest="bidder", named="bid"))
+        ], count=6, rest="bidder", named="bid", held={a: (a + 1, ("+%d" % (a + 1),) * 2) for a in (1, 3, 5)}))
         return {}, steps
 
     def describe(self, ev, lang, steps, number=None):

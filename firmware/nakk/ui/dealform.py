@@ -324,7 +324,7 @@ class DealEntry:
         a = self.answers
         self.done |= 1 << self.step
         if "count" in stp:
-            self._count(stp, c, side)
+            self._count(stp, c, side, held)
             return
         if not c.get("omit"):              # a sohk names its offender and no result
             a[stp["key"]] = c["value"]
@@ -334,16 +334,16 @@ class DealEntry:
                 _put_all(a, held[0])
         self.step += 1
 
-    def _count(self, stp, c, side):
+    def _count(self, stp, c, side, held):
         a = self.answers
         got = a.get(stp["key"], 0)
-        if side is not None:
-            got += c.get("adds", 1) << 6 * side
-        else:
+        if side is None or "rests" in c:
             _put_all(a, c.get("sets"))
+        else:
+            got += (c.get("adds", 1) if held is None else held[0]) << 6 * side
         a[stp["key"]] = got
-        if side is None and "rests" in c:
-            self.rest()                   # "Mängupunkt viik": the rest to the bidder's team too
+        if "rests" in c:
+            self.rest(side)               # "Mängupunkt viik": the rest to the bidder's team (or the button's)
         elif self.left() <= 0:
             self._complete(stp, side)
 
@@ -395,13 +395,13 @@ class DealEntry:
         """Whether OK here may give this step and the following ones to a side already named."""
         return self.steps[self.step].get("rest") is not None
 
-    def rest(self):
+    def rest(self, side=None):
         """OK on a step that allows it: this step and every later one like it go to the side
         already named in its `rest` field (e.g. the rest of the points to the bidder; on a
-        tally step, what is left of its count). False (nothing changed) when that side is
-        not named yet."""
+        tally step, what is left of its count, or with side given, to that side: a button on
+        "Mängupunkt viik"). False (nothing changed) when that side is not named yet."""
         field = self.steps[self.step].get("rest")
-        who = self.answers.get(field)
+        who = self.answers.get(field) if side is None else SIDES[side]
         if who is None:
             return False
         self.done |= 1 << self.step

@@ -12,7 +12,8 @@ rules and journals it.
 The buttons, everywhere:
   side (A, B, C)  answer for that side (maker, winner, offender, confirming): on press-down
   side held       enters the answer's held meaning ("Trump · võit": won with jänn; the
-                  press-down's entry waits while the button is down: "hoia: jänn")
+                  press-down's entry waits while the button is down: "hoia: jänn"; in
+                  Schmier one more: the next bid, a tally's "+2" on "+1")
   PREV / NEXT     move the cursor (the likely answer is where it starts)
   OK              take the answer under the cursor when no side is asked
   long PREV       take back: the last step of an entry, or (confirmed with
@@ -24,12 +25,10 @@ The buttons, everywhere:
                   to the pairing question; on the start screen, the box's own reset
                   of its pairing (on_reset: the app asks first); nothing anywhere
                   else -- the one press no other screen uses, so no habit does it
-Two side buttons together enter nothing and ask for one at a time. The
-driver reports a side press at once (for latency); when a different side
-button follows within CHORD_MS (on the times the events carry), the UI takes
-back what the first press did (the app holds a finished entry CHORD_MS
-before it flushes it) -- so a slap of both buttons is harmless whichever
-lands first.
+Two side buttons together enter nothing and ask for one at a time: the driver reports a
+side press at once (for latency); a different side button within CHORD_MS of it (the
+events' times) makes the UI take back what the first did (the app holds a finished entry
+CHORD_MS before flushing it), so a slap of both is harmless whichever lands first.
 
 What render (and the app) read of a Ui -- its surface, nothing else:
   mode            START ENTRY MENU PENALTY UNDO END DONE ASK
@@ -43,7 +42,7 @@ What render (and the app) read of a Ui -- its surface, nothing else:
   deal.steps      the deal form in use (its labels are drawn once, early)
   banner          a line about the deal being entered (the ruleset's: a pokk replay, the bid), or None
   word(w), choice_text(), takes_side()
-  says(), ok_says(), tally(side), rest_left(side)   the deal entry: what the next press does
+  says(), ok_says(), tally(side), rest_left(side, ok)   the deal entry: what the next press does
   holding(), held_says(), sound, assignment   a side button down whose LONG would change its
                   entry, its words; the beep setting, the judge's assignment (or None)
 """
@@ -227,21 +226,22 @@ class Ui(Modes):
 
     def tally(self, side):
         """On a tally step of the deal entry, the count given to side so far; else -1."""
-        if self.mode != ENTRY or not self.items:
-            return -1
-        return self.deal.tally(side)
+        return self.deal.tally(side) if self.mode == ENTRY and self.items else -1
 
-    def rest_left(self, side):
-        """On a tally step, for the side OK gives the rest to: how many OK would give it; else -1."""
+    def rest_left(self, side, ok=True):
+        """On a tally step, for the side OK gives the rest to, how many OK would give it; with ok
+        False, on "Mängupunkt viik", for another side how many its button would (as OK); else -1."""
         if self.mode != ENTRY or not self.items:
             return -1
         d = self.deal
         field = d.steps[d.step].get("rest")
-        if field is None or "count" not in d.steps[d.step] or d.answers.get(field) != SIDES[side]:
+        if field is None or "count" not in d.steps[d.step] or (d.answers.get(field) == SIDES[side]) != ok:
             return -1
         n = d.left()
         if "rests" in d.choices[self.cursor]:
-            n -= 1                         # "Mängupunkt viik" under the cursor: OK gives the rest less it
+            n -= 1                         # "Mängupunkt viik" under the cursor: the rest less it
+        elif not ok:
+            return -1
         return n if n > 0 else -1          # a tally given whole, held for OK: no "OK+0"
 
     def tick(self):
@@ -319,7 +319,7 @@ class Ui(Modes):
         self._chord = b
         self._chord_t = t
         self._chord_kept = True
-        self._held_c = _held_of(s) if r[0] == SUBMITTED else None
+        self._held_c = _held_of(s, self.deal) if r[0] == SUBMITTED or r[0] == MOVED else None
         return r
 
     def _refuse(self, words, extra=""):

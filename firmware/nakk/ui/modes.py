@@ -36,10 +36,12 @@ _PAIR_MS = const(600)     # as flows.PAIR_MS: PREV's and NEXT's long presses thi
 _PEN_HELD = (None, None)
 
 
-def held_of(s):
+def held_of(s, deal):
     """What holding the button of a side press on screen s (a _screen()) would enter instead:
     the deal entry step's held (sets, words) for the choice under the cursor, _PEN_HELD on the
-    penalty list's first row when the second is judged inside the deal; else None."""
+    penalty list's first row when the second is judged inside the deal; else None. deal: the
+    entry after the press (a tally's held adds one more than the tap: only while one more is
+    left, on the same step)."""
     if s[1] == _PENALTY:
         o = s[14]
         if s[2] == 0 and len(o) > 1 and o[0][1] != menus.DEAL and o[1][1] == menus.DEAL:
@@ -48,6 +50,8 @@ def held_of(s):
     if s[1] != _ENTRY or not s[10]:
         return None
     h = s[12][s[8]].get("held")
+    if h is not None and "count" in s[12][s[8]] and (deal.step != s[8] or deal.left() < 1):
+        return None
     return None if h is None else h.get(s[10][s[2]]["value"])
 
 
@@ -391,7 +395,7 @@ class Modes:
         meaning and that entry is not on flash yet, it is taken back and the held one entered
         (as a chord takes back); anything else held long does nothing."""
         h = self._held_c
-        if h is None or self._chord != b or not self._chord_kept or self.table.pending is None:
+        if h is None or self._chord != b or self.holding() < 0:
             return NOTHING_
         self._held_c = None
         self._chord_kept = False
@@ -403,14 +407,20 @@ class Modes:
         if h is _PEN_HELD:
             self.cursor = 1              # the offence judged inside the deal, by the same side
             return self._penalty_by(self._side(b))
-        self.deal.answer(self.deal.choices[self.cursor], self._side(b), h)
-        return self._show_step(0)
+        c = self.deal.choices[self.cursor]
+        self.deal.answer(c, self._side(b), h)
+        return self._show_step(-1, c)    # a tally's cursor stays on the amount, as after a tap
 
     def holding(self):
-        """The side button whose press's entry its LONG may still change (the app keeps that
-        entry off flash while the button is down), or -1."""
-        if self._held_c is None or not self._chord_kept or self.table.pending is None:
+        """The side button whose press its LONG may still change, or -1: an entry not on flash
+        yet (the app keeps it off flash while the button is down), or a step of the deal
+        answered (nothing saved: the bid, a tally's amount)."""
+        if self._held_c is None or not self._chord_kept:
             return -1
+        if self.table.pending is None:
+            m = self.table.match
+            if m is None or m.seq != self._chord_screen[0] or self.mode != _ENTRY:
+                return -1                # what the press entered is on flash
         return self._chord
 
     def held_says(self):

@@ -169,17 +169,21 @@ class Regions:
                     end -= 3
             if t >= 0:
                 # a tally: each team's count beside its name ("A 2"), and beside the
-                # side OK gives the rest to, how many that is ("B 1 OK+3")
+                # side OK gives the rest to, how many that is ("B 1 OK+3"); on "Mängupunkt
+                # viik", beside each other team what its button gives ("C 0 +3")
                 r = ui.rest_left(i)
+                ok = "OK+" if r >= 0 else "+"
+                if r < 0:
+                    r = ui.rest_left(i, False)
                 w = font.width(name) + 4 + font.width(t)
                 if r >= 0:
-                    w += 3 + font.width("OK+") + 1 + font.width(r)
+                    w += 3 + font.width(ok) + 1 + font.width(r)
                 x = cx - w // 2
                 x += font.text(fb, name, x, 8, max_w=col - 12) + 4
                 x += font.text(fb, t, x, 8)
                 if r >= 0:
                     x += 3
-                    x += font.text(fb, "OK+", x, 8) + 1     # its ink ends at the +: a column clear
+                    x += font.text(fb, ok, x, 8) + 1     # its ink ends at the +: a column clear
                     font.text(fb, r, x, 8)
             elif says is not None:
                 # what this side's button does now: "A: tegi, võitis"

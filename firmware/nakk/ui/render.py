@@ -399,7 +399,7 @@ class Screen(Regions):
                 self._ok_gen = (self._ok_gen + 1) & 0xFF
             head = _mix(head, self._ok_gen)
             for i in range(m.st.sides if m is not None and m.st is not None else 0):
-                names = _mix(_mix(names, ui.tally(i) + 1), ui.rest_left(i) + 1)
+                names = _mix(_mix(_mix(names, ui.tally(i) + 1), ui.rest_left(i) + 1), ui.rest_left(i, False) + 1)
         score = base
         if m is not None and m.st is not None:
             st = m.st
