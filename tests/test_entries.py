@@ -144,18 +144,23 @@ def test_a_sohk_asks_the_maker_and_keeps_the_game_chosen():
 def test_schmier_the_amount_under_the_cursor_stays_for_the_next_team_and_a_last_point_of_another_team_waits_for_ok():
     ui = started("schmier")
     play(ui, "A")                                    # bid 3 by A
-    assert [ui.word(w) for w in ui.items] == ["+1 punkt", "+3 punkti", "+5 punkti", "Mängupunkt viik",
-                                              "+2 punkti"]
-    play(ui, "PREV B")                               # "+2 punkti" (one PREV away) to B
+    assert [ui.word(w) for w in ui.items] == ["+1 punkt", "+3 punkti", "Mängupunkt viik", "+5 punkti"]
+    play(ui, "LB")                                   # held on "+1 punkt": two to B
     assert [ui.tally(i) for i in range(3)] == [0, 2, 0] and ui.rest_left(0) == 4
-    assert ui.choice_text() == "+2 punkti" and ui.word(ui.says()) == "+2"   # the cursor stays on it
-    play(ui, "C")                                    # two for C too: one press
+    assert ui.choice_text() == "+1 punkt" and ui.word(ui.says()) == "+1"   # the cursor stays on it
+    play(ui, "LC")                                   # two for C too: one press
     assert [ui.tally(i) for i in range(3)] == [0, 2, 2] and ui.deal.left() == 2
-    play(ui, "PREV")                                 # "Mängupunkt viik": OK gives the rest less the tied point
+    play(ui, "NEXT")                                 # "Mängupunkt viik" (two left: "+3", "+5" gone): OK gives
     assert ui.choice_text() == "Mängupunkt viik" and ui.word(ui.ok_says()) == "viik" and ui.rest_left(0) == 1
+    assert ui.rest_left(1, False) == 1 and ui.rest_left(0, False) == -1   # the rest less the tied point, and
+    #                                                  each other team's button the same to that team
     assert play(ui, "OK") == 1
     ev = saved(ui)[-1]
     assert ev["tally"] == [1, 2, 2] and ev["game"] is None
+    # a team's button on "Mängupunkt viik": the rest less the tied point to that team, saved at once
+    assert play(ui, "A B NEXT NEXT C") == 1
+    ev = saved(ui)[-1]
+    assert ev["tally"] == [0, 1, 4] and ev["game"] is None
     play(ui, "A NEXT B")                             # bid 3 by A, "+3 punkti" to B
     assert ui.choice_text() == "+3 punkti" and ui.deal.left() == 3
     play(ui, "C")                                    # three for C: none left, the last with C's button:
@@ -165,22 +170,68 @@ def test_schmier_the_amount_under_the_cursor_stays_for_the_next_team_and_a_last_
     assert ui.word(ui.items[0]) == "Salvesta" and len(ui.items) == 1 and ui.says() is None
     assert ui.word(ui.ok_says()) == "salvesta"
     play(ui, "LPREV")                                # taken back: the whole tally again
-    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and len(ui.items) == 5
+    assert ui.deal.step == 1 and "tally" not in ui.deal.answers and len(ui.items) == 4
     assert play(ui, "NEXT B C OK") == 1              # 3 and 3, held, saved with OK
     assert saved(ui)[-1]["tally"] == [0, 3, 3]
+    play(ui, "A NEXT LB")                            # held on "+3 punkti": four to B; two left, "+3" gone,
+    assert ui.choice_text() == "+1 punkt" and ui.deal.left() == 2    # the cursor back on the first
+    play(ui, "LC")                                   # the last two held with C's button: held for OK too
+    assert len(saved(ui)) == n + 1 and [ui.tally(i) for i in range(3)] == [0, 4, 2]
+    assert play(ui, "OK") == 1 and saved(ui)[-1]["tally"] == [0, 4, 2]
     play(ui, "A B NEXT C")                           # a point to B, "+3 punkti" to C: two left, "+3" gone,
     assert ui.choice_text() == "+1 punkt"            # the cursor back on the first
     assert play(ui, "OK") == 1 and saved(ui)[-1]["tally"] == [2, 1, 3]
-    play(ui, "A NEXT NEXT B")                        # "+5 punkti" to B: one left, the cursor on "+1"
+    play(ui, "A PREV B")                             # "+5 punkti" (one PREV) to B: one left, the cursor on "+1"
     assert ui.choice_text() == "+1 punkt" and ui.deal.left() == 1
     assert play(ui, "A") == 1                        # the bidder's own button on the last point saves at once
     assert saved(ui)[-1]["tally"] == [1, 5, 0]
+    assert play(ui, "A B NEXT C LA") == 1            # the bidder's own last two, held: saved at once
+    assert saved(ui)[-1]["tally"] == [2, 1, 3]
     play(ui, "A NEXT B")                             # "+3 punkti" to B: three left, "+5" gone, the cursor stays
     assert ui.choice_text() == "+3 punkti" and "+5 punkti" not in [ui.word(w) for w in ui.items]
-    play(ui, "NEXT")                                 # "Mängupunkt viik" next to it now
+    play(ui, "NEXT")                                 # "Mängupunkt viik" next to it
     assert ui.choice_text() == "Mängupunkt viik" and play(ui, "OK") == 1
     ev = saved(ui)[-1]
     assert ev["tally"] == [2, 3, 0] and ev["game"] is None
+
+
+def test_schmier_a_bid_held_is_the_next_one_and_a_held_amount_one_more():
+    from nakk.drivers import buttons as K
+    ui = started("schmier")
+    # every bid within two presses: 3 tapped, 4 held on it, 5 one PREV, 6 held there
+    assert [ui.word(w) for w in ui.items] == ["3", "4", "6", "5"]
+    for keys, bid in (("A", 3), ("LA", 4), ("PREV A", 5), ("PREV LA", 6), ("NEXT LA", 5)):
+        play(ui, keys)
+        assert ui.deal.answers["bid"] == bid and ui.deal.answers["bidder"] == "A", keys
+        assert ui.banner == "Pakkumine %d: A" % bid and ui.title == ("Pakkus %d" % bid, "Bid %d" % bid)
+        play(ui, "LPREV")                            # back to the bid: the cursor on the one taken back
+        assert ui.deal.step == 0 and "bid" not in ui.deal.answers and ui.word(ui.items[ui.cursor]) == str(bid)
+        while ui.cursor:
+            play(ui, "PREV")
+    # while the button is down: the tap's bid on screen, the header's words what holding gives
+    t = ui.test_clock.ticks_ms() + 1000
+    assert ui.handle(K.event(K.PRESS, K.B, t))[0] == U.MOVED
+    assert ui.deal.answers["bid"] == 3 and ui.holding() == K.B and ui.word(ui.held_says()) == "4"
+    assert ui.handle(K.event(K.LONG, K.B, t + 800))[0] == U.MOVED
+    assert ui.deal.answers["bid"] == 4 and ui.deal.answers["bidder"] == "B" and ui.holding() == -1
+    assert ui.deal.step == 1 and ui.cursor == 0
+    # on the tally: "hoia: +2" on "+1", "+4" on "+3"; none where one more is not left
+    t += 2000
+    ui.handle(K.event(K.PRESS, K.A, t))
+    assert ui.tally(0) == 1 and ui.holding() == K.A and ui.word(ui.held_says()) == "+2"
+    assert ui.handle(K.event(K.LONG, K.A, t + 800))[0] == U.MOVED
+    assert ui.tally(0) == 2 and ui.choice_text() == "+1 punkt"         # two, not three: the tap taken back
+    play(ui, "NEXT")
+    t = ui.test_clock.ticks_ms() + 1000
+    ui.handle(K.event(K.PRESS, K.C, t))              # "+3" with four left: held would be "+4"
+    assert ui.tally(2) == 3 and ui.word(ui.held_says()) == "+4"
+    t += 2000                                        # let go: three stay
+    ui.handle(K.event(K.PRESS, K.C, t))              # "+1" with one left: the tap fills it, no held answer
+    assert ui.choice_text() == "Salvesta" or ui.tally(2) == 4
+    assert ui.holding() == -1 and ui.handle(K.event(K.LONG, K.C, t + 800))[0] == U.NOTHING
+    assert play(ui, "OK") == 1
+    ev = saved(ui)[-1]
+    assert (ev["bid"], ev["bidder"], ev["tally"]) == (4, "B", [2, 0, 4])
 
 
 def test_a_turniirisasku_board_left_out_in_a_room_is_not_stored_under_its_number():
@@ -295,6 +346,43 @@ def _step_ok(ui):
     return play(ui, "OK")
 
 
+def _along(started_, path):
+    """A fresh started_() box, the path's answers entered through the buttons."""
+    ui = started_()
+    for i in path:
+        ui.deal.show()
+        if i == _OK:
+            _step_ok(ui)
+        else:
+            _commit(ui, ui.deal.choices[i], ok=True)
+    return ui
+
+
+def _walk_held(ui, c, held, tag, offered, entered):
+    """Choice c on screen with A's button held (its held meaning, where it has one here), the
+    deal finished with the first answers, and the saved deal checked: the held sets in it (a
+    tally: A's count at least the held amount)."""
+    stp = ui.deal.steps[ui.deal.step]
+    if "count" in stp and held[0] > ui.deal.left():
+        return                                    # not this much left: no held meaning here
+    tag = tag + ("held",)
+    if tag not in offered:
+        offered.append(tag)
+    while ui.deal.choices[ui.cursor] is not c:
+        play(ui, "NEXT")
+    n = play(ui, "LA")
+    while n == 0 and ui.mode == U.ENTRY:
+        n = _commit(ui, ui.deal.choices[0])
+    assert n == 1, tag
+    ev = saved(ui)[-1]
+    if "count" in stp:
+        assert ev[stp["key"]][0] >= held[0], (tag, ev)
+    else:
+        assert all(ev.get(f) == held[0][f] for f in held[0]) and ev[c["side"]] == "A", (tag, ev)
+    if tag not in entered:
+        entered.append(tag)
+
+
 def _walk(name, started_, offered, entered, each=None):
     """Every choice on every path of the form a fresh started_() box shows, entered through
     the buttons (a side button, A, where it names a side; else OK), and the saved deal checked.
@@ -305,19 +393,16 @@ def _walk(name, started_, offered, entered, each=None):
     for k in range(len(steps)):
         for path in _paths(base, k):
             for ci in range(len(_offered_after(base, path)[0])):
-                ui = started_()
-                for i in path:
-                    ui.deal.show()
-                    if i == _OK:
-                        _step_ok(ui)
-                    else:
-                        _commit(ui, ui.deal.choices[i], ok=True)
+                ui = _along(started_, path)
                 if ui.deal.steps[ui.deal.step]["key"] != steps[k]["key"]:
                     continue                      # the form skipped the step on this path
                 c = ui.deal.choices[ci]
                 tag = (name, steps[k]["key"], c["label"][1])
                 if tag not in offered:
                     offered.append(tag)
+                h = steps[k].get("held")
+                if h is not None and c.get("side") is not None and c["value"] in h:
+                    _walk_held(_along(started_, path), c, h[c["value"]], tag, offered, entered)
                 n = _commit(ui, c)
                 while n == 0 and ui.mode == U.ENTRY and ui.deal.step > 0:
                     n = _commit(ui, ui.deal.choices[0])     # the rest: the first answers
@@ -436,8 +521,12 @@ def test_every_choice_of_every_form_is_entered_with_the_buttons():
     for tag in (("saare-2020", "game", "Suit · won"), ("saare-2020", "result", "Lost"),
                 ("saare-2020", "result", "♦6 caught (lost)"), ("saare-2020", "maker", "Pokk 60:60"),
                 ("schmier", "tally", "+1 point"), ("schmier", "tally", "Game point tied"),
-                ("schmier", "tally", "+3 points"), ("schmier", "tally", "+2 points"),
-                ("schmier", "tally", "+5 points")):
+                ("schmier", "tally", "+3 points"), ("schmier", "tally", "+5 points"),
+                # held: the jänn, the next bid, one more point
+                ("saare-2020", "game", "Suit · won", "held"), ("sasku", "contract", "Suit · won", "held"),
+                ("schmier", "bid", "3", "held"), ("schmier", "bid", "5", "held"),
+                ("schmier", "tally", "+1 point", "held"), ("schmier", "tally", "+3 points", "held"),
+                ("schmier", "tally", "+5 points", "held")):
         assert tag in entered, (tag, entered)
 
 

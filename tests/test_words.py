@@ -151,8 +151,9 @@ def test_schmier_says_what_ok_does_and_shows_the_bid():
     assert ui.rest_left(1) == 6 and ui.rest_left(0) == -1     # "OK+6" under the bidder's team
     play(ui, "A")                                    # a point to A
     assert ui.tally(0) == 1 and ui.rest_left(1) == 5 and ui.word(ui.title) == "Pakkus 4"
-    play(ui, "C C C")
-    assert [ui.word(i) for i in ui.items] == ["+1 punkt", "Mängupunkt viik", "+2 punkti"]
+    play(ui, "C LC")                                 # three to C: one tapped, two held
+    assert [ui.tally(i) for i in range(3)] == [1, 0, 3]
+    assert [ui.word(i) for i in ui.items] == ["+1 punkt", "Mängupunkt viik"]
     ui.lang = W.EN
     assert ui.word(ui.items[1]) == "Game point tied"
 

@@ -259,7 +259,7 @@ class Schmier(Ruleset):
             choice(3, "+3 punkti", "+3 points", side="tally", says=("+3", "+3"), adds=3),
             choice(5, "+5 punkti", "+5 points", side="tally", says=("+5", "+5"), adds=5),
             choice(None, "Mängupunkt viik", "Game point tied", side="tally", ok=True, sets={"game": None},
-                   ok_says=("viik", "tied"), rests=True),
+                   says=("viik", "tied"), ok_says=("viik", "tied"), rests=True),
         ]) + [
             # the last point given with another team's button than the bidder's waits for OK
             # (dealform: a wrong button there shows on the tally before the hand is saved)

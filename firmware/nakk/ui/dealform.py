@@ -324,7 +324,7 @@ class DealEntry:
         a = self.answers
         self.done |= 1 << self.step
         if "count" in stp:
-            self._count(stp, c, side, held)
+            self._count(c, side, held)
             return
         if not c.get("omit"):              # a sohk names its offender and no result
             a[stp["key"]] = c["value"]
@@ -334,14 +334,17 @@ class DealEntry:
                 _put_all(a, held[0])
         self.step += 1
 
-    def _count(self, stp, c, side, held):
-        a = self.answers
-        got = a.get(stp["key"], 0)
+    def _count(self, c, side, held):
+        # (self.answers each time, not a local: the frame stays within 11 words)
+        stp = self.steps[self.step]
+        got = self.answers.get(stp["key"], 0)
         if side is None or "rests" in c:
-            _put_all(a, c.get("sets"))
+            _put_all(self.answers, c.get("sets"))
+        elif held is None:
+            got += c.get("adds", 1) << 6 * side
         else:
-            got += (c.get("adds", 1) if held is None else held[0]) << 6 * side
-        a[stp["key"]] = got
+            got += held[0] << 6 * side     # held: the step's amount for c (one more)
+        self.answers[stp["key"]] = got
         if "rests" in c:
             self.rest(side)               # "Mängupunkt viik": the rest to the bidder's team (or the button's)
         elif self.left() <= 0:
