@@ -2,7 +2,7 @@
 
 Run:  .venv/bin/python bench/bench_presses.py [--seed N] [--matches N] [--mpy] [--before REV]
       --mpy also runs the same player on the MicroPython unix port
-      (-X heapsize=352K, the simulator's, firmware/ on MICROPYPATH), checks that the same seed
+      (-X heapsize as the simulator's, nakk_host.unixport.HEAP, firmware/ on MICROPYPATH), checks that the same seed
       gives the same counts there, and prints the bytes sent to the display
       per press (nakk.ui.render.Screen on a real framebuf).
       --before REV also runs this bench as it was at git revision REV (its
@@ -1150,6 +1150,14 @@ def report(name, mix, s, mp=None):
     return out
 
 
+def _heap():
+    """The simulator's heap (nakk_host.unixport.HEAP): the box the unix port stands in for."""
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host"))
+    from nakk_host.unixport import HEAP
+    return HEAP
+
+
 def _launch_mpy(seed, matches, path):
     import os
     import subprocess
@@ -1167,7 +1175,7 @@ def _launch_mpy(seed, matches, path):
     version = "?"
     for name in RULESETS:
         code = "import bench_presses; bench_presses.child([%d, %d, %r, %r])" % (seed, matches, path, name)
-        r = subprocess.run([exe, "-X", "heapsize=352K", "-c", code], capture_output=True, text=True, env=env,
+        r = subprocess.run([exe, "-X", "heapsize=" + _heap(), "-c", code], capture_output=True, text=True, env=env,
                            cwd=root)
         if r.returncode != 0:
             raise SystemExit("bench_presses: MicroPython failed (%s):\n" % name + r.stdout[-2000:] + r.stderr[-4000:])
@@ -1321,8 +1329,8 @@ def main(argv):
                 if theirs.get(k) != v:
                     same = False
                     diffs.append("%s %s: CPython %d, MicroPython %s" % (name, k, v, theirs.get(k)))
-        print("unix port (MicroPython %s, -X heapsize=352K), same seed: %s" % (
-            version, "the same counts for every ruleset (digests %s)" % ", ".join(
+        print("unix port (MicroPython %s, -X heapsize=%s), same seed: %s" % (
+            version, _heap(), "the same counts for every ruleset (digests %s)" % ", ".join(
                 "%07x" % results[n].digest for n in RULESETS) if same else "DIFFERENT COUNTS"))
         for d in diffs[:20]:
             print("  " + d)

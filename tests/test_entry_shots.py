@@ -1,6 +1,6 @@
 """The screenshots of docs/entry.md, drawn by nakk.render on CPython into a MONO_VLSB buffer and made PNG by
 nakk_host.screenshot: a Turniirisasku board being entered, the judge's assignment, the capitals with marks,
-a side button held on "Trump · võit".
+a side button held on "Trump · võit", Schmier's tally with a button held and on the tied Game point.
 
 Each committed PNG must be what the code draws now; `python tests/test_entry_shots.py` writes them again.
 """
@@ -18,9 +18,10 @@ from test_render_words import FB  # noqa: E402
 from test_ui import box, play  # noqa: E402
 
 SHOTS = os.path.join(ROOT, "docs", "screenshots")
-NAMES = ("sasku-entry", "sasku-board", "assignment", "capitals", "held")
+NAMES = ("sasku-entry", "sasku-board", "assignment", "capitals", "held", "schmier-held", "schmier-tie")
 SIDES = [{"id": "A", "name": "Šokk/Žukov"}, {"id": "B", "name": "Öö/Ärni"}]
 SHORT = [{"id": "A", "name": "Õun"}, {"id": "B", "name": "Šokk"}]      # room for what the buttons do
+THREE = [{"id": "A", "name": "Õun"}, {"id": "B", "name": "Šokk"}, {"id": "C", "name": "Ära"}]
 
 
 def _started(a, sides=SIDES):
@@ -47,6 +48,20 @@ def shot(name):
         ui.handle(K.event(K.PRESS, K.A, ui.test_clock.ticks_ms() + 1000))
         assert ui.holding() == K.A and ui.table.pending is not None
         render.Screen(fb).draw(ui, 2)
+    elif name in ("schmier-held", "schmier-tie"):
+        # Schmier: B bid 4 (held on 3); A took a point. Held: C's button down on "+1 punkt" (the
+        # tap's point drawn, "hoia: +2" in the header); the tie: the cursor on "Mängupunkt viik"
+        from nakk.drivers import buttons as K
+        ui = _started({"ruleset": "schmier"}, THREE)
+        play(ui, "OK LB A")
+        if name == "schmier-held":
+            ui.handle(K.event(K.PRESS, K.C, ui.test_clock.ticks_ms() + 1000))
+            assert ui.holding() == K.C and ui.table.pending is None
+            render.Screen(fb).draw(ui, 2)
+        else:
+            play(ui, "NEXT NEXT")
+            assert ui.choice_text() == "Mängupunkt viik"
+            render.Screen(fb).draw(ui)
     elif name == "assignment":
         ui = _started({"ruleset": "saare-2020", "settings": {"sohk_policy": "forfeit-partii", "target": 12}})
         render.Screen(fb).draw(ui)

@@ -37,9 +37,9 @@ class Drawn:
         font.text = self._text
 
 
-def draw(ui):
+def draw(ui, saving=0):
     with Drawn() as d:
-        render.Screen(FB()).draw(ui)
+        render.Screen(FB()).draw(ui, saving)
     return d.calls
 
 
@@ -97,6 +97,34 @@ def test_every_screen_of_every_form_fits_uncut_and_untouched():
     assert not bad, bad[:20]
     # the walk went through pokk replays and judged offences with their banner up
     assert [k for k in seen if k[6] and k[6].startswith("Pokk")] and [k for k in seen if k[6] and "Rikkus" in k[6]]
+
+
+def test_schmier_tallies_fit_with_long_team_names():
+    """A tally's names line (each team's count, "OK+n", on "Mängupunkt viik" "+n" for each team)
+    with names too long to share a column: the counts alone, nothing touching; a button held
+    ("hoia: +2") with the bid's line up."""
+    from nakk.drivers import buttons as K
+    from test_ui import box
+    sides = [{"id": "A", "name": "Šokk/Žukov"}, {"id": "B", "name": "Öö/Ärni"}, {"id": "C", "name": "Mäe"}]
+    bad = []
+    seen = 0
+    for lang in (W.ET, W.EN):
+        for keys in ("", "B", "LB", "B C", "LB LC", "NEXT B", "PREV C", "B NEXT C", "LC LC"):
+            ui = box()
+            ui.offer({"ruleset": "schmier", "table": 1, "round": 1, "first_shuffler": 0, "sides": sides})
+            ui.lang = lang
+            play(ui, "OK A " + keys)                 # the assignment taken, A bids 3, the points so far
+            assert ui.mode == U.ENTRY and ui.deal.step == 1, keys
+            for _ in range(len(ui.items)):
+                bad.extend((keys, ui.choice_text(), p) for p in problems(ui))
+                seen += 1
+                play(ui, "NEXT")
+            ui.handle(K.event(K.PRESS, K.B, ui.test_clock.ticks_ms() + 1000))
+            if ui.holding() == K.B:                  # "hoia: +2" while B's button is down
+                calls = draw(ui, 2)
+                assert [c for c in calls if c[0] == ui.word(ui.held_says()) and c[3] == 0], keys
+                bad.extend((keys, "held", p) for p in problems(ui, calls))
+    assert seen > 40 and not bad, bad[:10]
 
 
 def test_a_message_on_the_entry_leaves_the_answer_box_and_the_buttons_words():

@@ -46,10 +46,10 @@ class Regions:
             x = font.text(fb, ui.word(ui.msg), 1, 0, 0, max_w=_W - 2)
             if ui.msg2:
                 font.text(fb, ui.msg2, x + 3, 0, 0, max_w=_W - x - 4, keep=False)
-        elif ui.mode == U.ENTRY and ui.banner is not None and not ui.idle:
+        elif ui.mode == U.ENTRY and ui.banner is not None and not ui.idle and not saving:
             # the ruleset's line about this deal (a pokk replay, a sohk, a judged offence, the
             # bid, another board) in place of the deal's number: the names line keeps saying
-            # what each button does
+            # what each button does (under the "saving" or "hoia" box, the deal's number)
             font.text(fb, ui.banner, 64, 0, align=font.CENTER, max_w=_W)   # a few a match: kept
         elif m is not None and m.st is not None:
             st = m.st
@@ -175,11 +175,15 @@ class Regions:
                 ok = "OK+" if r >= 0 else "+"
                 if r < 0:
                     r = ui.rest_left(i, False)
-                w = font.width(name) + 4 + font.width(t)
+                w = font.width(t)
                 if r >= 0:
                     w += 3 + font.width(ok) + 1 + font.width(r)
-                x = cx - w // 2
-                x += font.text(fb, name, x, 8, max_w=col - 12) + 4
+                name_w = font.width(name) + 4
+                if name_w + w > col - 2:
+                    name_w = 0         # no room for the name as well: the counts alone (the column is the team)
+                x = cx - (name_w + w) // 2
+                if name_w:
+                    x += font.text(fb, name, x, 8) + 4
                 x += font.text(fb, t, x, 8)
                 if r >= 0:
                     x += 3
