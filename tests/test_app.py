@@ -172,17 +172,32 @@ def test_the_judges_ack_under_the_table_refreshes_the_box(tmp_path):
     assert r["waiting"] == "0"
 
 
+def test_schmier_a_held_bid_or_amount_and_the_header_once_the_button_has_been_down_a_while(tmp_path):
+    img = tmp_path / "flash.img"
+    # B down on the bid: bid 3 entered (nothing saved); the header says "hoia: 4" only once the
+    # button has been down a quarter second (a tap never shows it); let go before 0.8 s: 3 stays
+    r = boot(img, "PREV OK OK OK OK down:B held pause:300 held up:B held LC OK")
+    assert r["held1"].split() == ["0", "1", "4", "0"]
+    assert r["held2"].split() == ["0", "1", "4", "2"]
+    assert r["held3"].split()[3] == "0"
+    # held: the next bid (4), and C's held "+1 punkt" two points; OK the rest to the bidder
+    r = boot(img, "LA LC OK")
+    s = r["summary"]
+    assert s["deals"] == 2 and s["score"] == [4, 4, 4]     # B made 3 with 4; then A made 4 with 4, C 2 twice
+    assert r["pending"] == "0"
+
+
 def test_a_held_side_button_waits_for_its_release_and_holding_it_enters_its_held_answer(tmp_path):
     img = tmp_path / "flash.img"
     # A down on "Trump · võit" (past the chord window): the win waits off flash while A is
     # down, the header says what holding it enters; released, it is saved as the win
     r = boot(img, START + " down:A held up:A held")
-    assert r["held1"].split() == ["1", "0", "jänn"]
-    assert r["held2"].split() == ["0", "-1", "-"]
+    assert r["held1"].split() == ["1", "0", "jänn", "2"]
+    assert r["held2"].split() == ["0", "-1", "-", "0"]
     assert r["summary"]["deals"] == 1 and r["pending"] == "0"
     # held 1 s: its LONG takes the win back and enters the jänn, then saved at once
     r = boot(img, "LA held")
-    assert r["held1"].split() == ["0", "-1", "-"]
+    assert r["held1"].split() == ["0", "-1", "-", "0"]
     assert r["summary"]["deals"] == 2
     won = fold([
         {"seq": 1, "type": "setup", "v": 1, "ruleset": "saare-2020", "first_shuffler": 0,

@@ -29,7 +29,7 @@ WORDS = 11          # VM_MAX_STATE_ON_STACK / sizeof(mp_uint_t)
 HOT = {
     "nakk/drivers/buttons.py": ["poll", "_replay", "_advance", "_due", "_sleep_ms", "_deadline", "_edge",
                                 "_edge1", "_fire", "_emit", "_deliver"],
-    "nakk/app.py": ["_press", "on_event", "frame"],
+    "nakk/app.py": ["_press", "on_event", "frame", "_head_box"],
     "nakk/ui/flows.py": ["handle", "_side_press", "_dispatch", "_entry_event", "_move", "_side", "_submit", "_screen",
                    "_keep_answers", "says", "ok_says", "tally", "rest_left", "choice_text", "word"],
     "nakk/ui/dealform.py": ["answer", "_count", "_by_side", "_offered", "_offers", "_given", "_taken",

@@ -76,6 +76,7 @@ _BEEP_SAVED = const(25)   # ms: an entry is on flash
 _BEEP_BAD = const(150)    # ms: a save failed, or an entry was refused
 _WARM_MS = const(6)       # ms a frame may spend drawing words ahead on the start screen
 _HOLD_POLL_MS = const(10)   # ms between looks at a held side button whose LONG may change its entry
+_HOLD_SHOW_MS = const(250)  # a side button down this long over a step of the deal: "hoia: +2" in the head
 _COLLECT_BELOW = const(24576)   # bytes free under which a start-screen press collects after its frame
 
 
@@ -145,7 +146,7 @@ class App:
         self.buttons = Buttons(board.pins, clock=board.clock)
         self.buttons.sink = self._press
         self._held = asyncio.Event()   # set when a press leaves an entry held (the input task flushes it)
-        self._hold_from = 0    # the time of the press that made the held entry (buttons.at)
+        self._hold_from = 0    # the time of the latest side press (buttons.at): its entry's chord window
         self.waiting = self.table.waiting()
         self.table.save_index()   # what this boot had to read from flash, the next reads from the index
         self.sent = 0          # bytes sent to the display since boot
@@ -205,11 +206,7 @@ class App:
     # ------------------------------------------------------------ drawing
     def frame(self):
         ui = self.ui
-        # the head's box: "saving", or while a side button is down whose LONG may change the
-        # entry (or the step it answered), what holding it enters ("hoia: jänn")
-        h = ui.holding()
-        mask = self.screen.draw(ui, 2 if h >= 0 and self.buttons.is_down(h) else 0 if self.table.pending is None
-                                else 1, self.waiting)
+        mask = self.screen.draw(ui, self._head_box(), self.waiting)
         if mask:
             self.sent += self.board.show(mask)
         # The rings come after the display's transfer; with an edge latched (before or
@@ -220,14 +217,27 @@ class App:
         if self.board.rings is not None and not btn.latched() and self.screen.leds(ui, btn):
             self.board.leds()
 
+    def _head_box(self):
+        """The head's box: 0 none, 1 "saving", 2 while a side button is down whose LONG may change
+        what its press entered, what holding it enters ("hoia: jänn"): at once over an entry held
+        off flash; over a step of the deal (Schmier's bid, a tally's amount) once the button has
+        been down _HOLD_SHOW_MS (a tap never shows it, and the press's own frame draws no box)."""
+        h = self.ui.holding()
+        pending = self.table.pending is not None
+        if h >= 0 and self.buttons.is_down(h) and (
+                pending or span(self._hold_from, self.buttons.polled) >= _HOLD_SHOW_MS):
+            return 2
+        return 1 if pending else 0
+
     def on_event(self, ev):
         """One button event, all the way to the screen (and the flash, unless the entry is held)."""
         what = self.ui.handle(ev)[0]
         self.handled += 1
+        if kind(ev) == PRESS:
+            self._hold_from = at(ev)          # (a side press: its entry, or its step, may yet be held)
         if what == U.REFUSED:
             self.beep(_BEEP_BAD)          # the press entered nothing and the screen says why
         elif what == U.SUBMITTED:
-            self._hold_from = at(ev)
             self.frame()                      # the new score first, with "saving"
             if kind(ev) != PRESS:
                 self.flush()                  # only a side press can be half of a chord

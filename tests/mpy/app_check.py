@@ -7,8 +7,9 @@ SCRIPT is a space-separated list of actions, played with real asyncio timing:
   LX+Y                 the same, held 1000 ms (LPREV+NEXT: the pairing's yes)
   hold:<name>          press before the app starts (held at boot), release after 300 ms
   down:X / up:X        press / release side or cluster button X alone (then a person's pace)
-  held                 print "held<k> <entry pending 0|1> <ui.holding()> <header hint or ->"
-                       (k counts from 1)
+  held                 print "held<k> <entry pending 0|1> <ui.holding()> <header hint or ->
+                       <the head's box: 0 none, 1 saving, 2 the hint>" (k counts from 1)
+  pause:<ms>           let that many ms pass (a button stays as it is)
   ask / ask:<ms>       App.ask the pairing question (time-out ms; default the UI's):
                        prints "asked True|False" (shown or not: only over the start
                        screen); each answer is printed as "answer True|False" when it comes
@@ -175,7 +176,10 @@ async def play(app, script):
             ui = app.ui
             h = ui.held_says()
             print("held%d" % len(HELD), 0 if app.table.pending is None else 1, ui.holding(),
-                  ui.word(h) if h is not None else "-")
+                  ui.word(h) if h is not None else "-", app._head_box())
+            continue
+        if act.startswith("pause:"):
+            await asyncio.sleep_ms(int(act[6:]))
             continue
         if act.startswith("down:") or act.startswith("up:"):
             p = pins[NAMES.index(act.split(":")[1])]
