@@ -237,11 +237,10 @@ class Ui(Modes):
         field = d.steps[d.step].get("rest")
         if field is None or "count" not in d.steps[d.step] or (d.answers.get(field) == SIDES[side]) != ok:
             return -1
-        n = d.left()
-        if "rests" in d.choices[self.cursor]:
-            n -= 1                         # "Mängupunkt viik" under the cursor: the rest less it
-        elif not ok:
-            return -1
+        rests = "rests" in d.choices[self.cursor]   # "Mängupunkt viik" under the cursor: the rest less it
+        if not (ok or rests):
+            return -1                      # (before left(): drawn and signed for each side every frame)
+        n = d.left() - (1 if rests else 0)
         return n if n > 0 else -1          # a tally given whole, held for OK: no "OK+0"
 
     def tick(self):
