@@ -256,7 +256,7 @@ class Ui(Modes):
         a = self._asked
         if a is not None and (self._diff(now, a[2]) >= a[3]
                               or (a[4] is not None and K.span(a[4], now) > PAIR_MS)):
-            self._end_ask(False)           # nobody answered (or one long press alone): no
+            self._ask_event(None, None, now)   # nobody answered (or one long press alone): no
             changed = True
         if changed:
             self.version += 1

@@ -64,43 +64,14 @@ class Modes:
         anywhere else, and while a question is up (a second one never replaces it). PREV
         and NEXT held together answer on_answer(True); any other press (it does nothing
         more) or timeout_ms without a press answer on_answer(False). Then the screen is
-        as it was."""
-        if self.mode != _START:
-            return False
-        self._asked = [self._screen(), on_answer, self._ms(), timeout_ms, None, -1]
-        self._chord = None
-        self._chord_kept = False
-        self._held_c = None
-        self.idle = False
-        self.mode = _ASK
-        self._list(words, (W.HOLD_PN,))
-        self.detail = detail
-        self.version += 1
-        return True
+        as it was. (nakk.ui.question: its code is loaded only when a question is asked.)"""
+        from nakk.ui import question
+        return question.ask(self, words, on_answer, timeout_ms, detail)
 
     def _ask_event(self, k, b, t):
-        """A press while the question is up: half of PREV+NEXT waits for the other half;
-        anything else only answers no."""
-        a = self._asked
-        if k == K.LONG and (b == K.PREV or b == K.NEXT):
-            if a[4] is None:
-                a[4] = t
-                a[5] = b
-                return
-            if a[5] != b and K.span(a[4], t) <= _PAIR_MS:
-                self._end_ask(True)
-                return
-        self._end_ask(False)
-
-    def _end_ask(self, yes):
-        screen, on_answer = self._asked[0], self._asked[1]
-        self._asked = None
-        m = self.table.match
-        if screen is None or self.table.pending is not None or (m.seq if m is not None else 0) != screen[0]:
-            self.resync()
-        else:
-            self._put_back(screen)
-        on_answer(yes)
+        # a press while the question is up, or (k None) its time out
+        from nakk.ui import question
+        question.event(self, k, b, t)
 
     def offer(self, assignment):
         """The judge's assignment for the next match (setup fields; None withdraws it).
@@ -415,12 +386,9 @@ class Modes:
         """The side button whose press its LONG may still change, or -1: an entry not on flash
         yet (the app keeps it off flash while the button is down), or a step of the deal
         answered (nothing saved: the bid, a tally's amount)."""
-        if self._held_c is None or not self._chord_kept:
-            return -1
-        if self.table.pending is None:
-            m = self.table.match
-            if m is None or m.seq != self._chord_screen[0] or self.mode != _ENTRY:
-                return -1                # what the press entered is on flash
+        if self._held_c is None or not self._chord_kept or self.table.pending is None and (
+                self.mode != _ENTRY or self.table.match.seq != self._chord_screen[0]):
+            return -1                    # (no entry pending, and the match moved on: it is on flash)
         return self._chord
 
     def held_says(self):
