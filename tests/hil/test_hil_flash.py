@@ -117,7 +117,8 @@ def test_fresh_box_flash_play_sync_rerun_copies_nothing(boot, hil_cache, fw_tree
     # its setup is written: flash programs start, then stay quiet for half a second of emulated time
     quiet_since, last = None, p0
     while quiet_since is None or emu.now_us() - quiet_since < 500000:
-        assert emu.now_us() < r["release_us"] + 5000000, "the assignment was not taken"
+        assert emu.now_us() < r["release_us"] + 5000000, "the assignment was not taken (flash programs %d -> %d; " \
+            "the box said: %s)" % (p0, last, emu.log_text()[-2000:])
         emu.wait_us(50000)
         n = emu.flash_stats()["programs"]
         if n != last:
