@@ -118,6 +118,24 @@ def test_the_judges_assignment_is_accepted_with_ok(tmp_path):
     assert out["mode"] == "1" and out["assignment"] == "gone"    # used once, then removed
 
 
+def test_an_assignment_whose_start_did_not_reach_flash_is_offered_again(tmp_path):
+    img = tmp_path / "flash.img"
+    a = {"table": 5, "round": 1, "ruleset": "saare-2020",
+         "sides": [{"id": "A", "name": "Mets/Tamm"}, {"id": "B", "name": "Saar/Kask"}]}
+    # the flash refuses the match's file once: nothing started, the players are told, and the
+    # judge's assignment is on the start screen again, its file kept
+    r = run_mpy([SCRIPT, str(img), "nonew OK", "0", json.dumps(a)], timeout=120, compiled=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = dict(line.partition(" ")[::2] for line in r.stdout.splitlines())
+    assert out["summary"] == "null" and out["mode"] == "0" and out["msg"] == "Salvestus ebaõnnestus"
+    assert out["offered"] == "1" and out["assignment"] == "kept", r.stdout
+    # the next OK takes it
+    r = run_mpy([SCRIPT, str(img), "OK", "0"], timeout=120, compiled=True)
+    out = dict(line.partition(" ")[::2] for line in r.stdout.splitlines())
+    s = json.loads(out["summary"])
+    assert s["sides"] == ["Mets/Tamm", "Saar/Kask"] and s["seq"] == 1 and out["assignment"] == "gone"
+
+
 def test_a_saved_entry_beeps_and_the_sound_can_be_switched_off(tmp_path):
     img = tmp_path / "flash.img"
     r = boot(img, START + " A")                     # setup and one deal saved: two short beeps

@@ -528,6 +528,13 @@ print("cut", cut == [True] * 6, draw("Karvane žŠ jänn", max_w=30)[0] < 31, "K
 font.forget()
 draw("uus", keep=False)
 print("not kept", "uus" not in font._cache)
+# a short heap keeps fewer: the cache starts again past the size the app gave it
+font.keep_at_most(20)
+sizes = []
+for w in words[:50]:
+    draw(w)
+    sizes.append(len(font._cache))
+print("at most", max(sizes), draw(words[49]) == first[49])
 '''
 
 
@@ -536,3 +543,4 @@ def test_mpy_strings_kept_drawn_give_the_same_pixels():
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split("\n")[:6] == ["same True", "slow equals kept True", "inverse True",
                                         "cached True True", "cut True True True", "not kept True"]
+    assert r.stdout.split("\n")[6] == "at most 20 True"

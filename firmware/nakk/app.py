@@ -78,6 +78,7 @@ _WARM_MS = const(6)       # ms a frame may spend drawing words ahead on the star
 _HOLD_POLL_MS = const(10)   # ms between looks at a held side button whose LONG may change its entry
 _HOLD_SHOW_MS = const(250)  # a side button down this long over a step of the deal: "hoia: +2" in the head
 _COLLECT_BELOW = const(24576)   # bytes free under which a start-screen press collects after its frame
+_HEAP_PER_KEPT = const(880)     # heap free after boot per string the font keeps drawn (~110 B each: an eighth)
 
 
 def _read(path):
@@ -155,6 +156,14 @@ class App:
         self._assigned = self.ui.assignment is not None
         self._say_bad_assignment()
         self._say_damage(broken)
+        # The words kept drawn take at most an eighth of the heap this boot left: all 96 of a
+        # match's with the UF2 (its code in flash), fewer where the firmware's .mpy code is on
+        # the heap, where a full cache (~10 KB) once left a match's start no 1 KB in one piece
+        # after a pairing, a sync and an assignment (tests/hil/test_hil_flash.py).
+        free = getattr(gc, "mem_free", None)      # MicroPython's (CPython has none)
+        if free is not None:
+            gc.collect()
+            font.keep_at_most(free() // _HEAP_PER_KEPT)
 
     def _say_bad_assignment(self):
         if self.assignment_error is not None:
@@ -276,7 +285,9 @@ class App:
         saved = self.table.flush()
         if not saved:
             if self._assigned and ui.assignment is None:
-                ui.assignment = self._assignment()   # its start did not reach flash: offered again
+                # its start did not reach flash: offered again (as it was taken: reading the file
+                # again would need the heap a start that failed for want of it did not have)
+                ui.assignment = ui.taken
             ui.resync()
             # a full flash refuses the entry in words the players act on (sync with the judge)
             ui.say(W.FULL if self.table.full else W.SAVEFAIL, self.table.error or "")
@@ -391,6 +402,8 @@ class App:
         try:
             import sys
             sys.print_exception(e)
+            if isinstance(e, MemoryError):
+                micropython.mem_info()    # on the console: the heap's totals and its largest free piece
         except (AttributeError, ImportError):
             pass
         try:

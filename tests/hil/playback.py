@@ -7,6 +7,7 @@ is waited on by that condition (the frame equal, within a bound of emulated
 time), not by a sleep.
 """
 import os
+import re
 
 from nakk_host.simulator import LONG_MS, SHORT_MS, Simulator, parse_keys
 
@@ -53,6 +54,26 @@ def wait_frame_equal(emu, want, since_us, picoemu, what):
                                  % (what, (now - since_us) / 1000, diff_text(picoemu, want, fb)))
         # let the firmware run a little: a bounded wait for the condition, checked again above
         emu.wait_us(20000)
+
+
+def wait_reset(emu, since_us, within_us, what):
+    """Wait for the box's first reset (a watchdog trigger: machine.reset() or a WDT not fed) at or after
+    since_us and check it came within within_us; its emulated time (us). The runner logs each trigger with
+    its emulated time, and it is that time that is checked, not the clock when the test sees the log line:
+    once the watchdog has fired, the core (hung where a Pico would have reset) can keep the runner from
+    answering for seconds, and emulated time runs on meanwhile."""
+    give_up = since_us + within_us + 30000000
+    while True:
+        seen = [float(t) * 1000 for t in re.findall(r"WATCHDOG TRIGGERED #\d+ at ([\d.]+) ms", emu.log_text())]
+        seen = [t for t in seen if t >= since_us]
+        if seen:
+            break
+        assert emu.now_us() < give_up, "%s: no reset at all (%.0f s of emulated time)" % (
+            what, (emu.now_us() - since_us) / 1e6)
+        emu.wait_us(50000)
+    assert seen[0] - since_us < within_us, "%s: the reset came %.0f ms after, not within %.0f" % (
+        what, (seen[0] - since_us) / 1000, within_us / 1000)
+    return seen[0]
 
 
 def play(emu, keyseq, frames, picoemu, start=0, label=""):

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from .conftest import ROOT
-from .playback import GAP_US, keys, play, reference, wait_frame_equal
+from .playback import GAP_US, keys, play, reference, wait_frame_equal, wait_reset
 
 LINK_MERGED = os.path.isfile(os.path.join(ROOT, "firmware", "nakk", "link", "task.py"))
 NEEDS_LINK = pytest.mark.xfail(not LINK_MERGED, strict=True,
@@ -106,11 +106,9 @@ def test_mpremote_sequence_restarts_an_unpaired_box_into_maintenance_mode(boot, 
     wait_frame_equal(emu, ref[1][0], 0, picoemu, "start screen")
     emu.wait_until_us(DTR_US)
     with emu.serial_socket() as ser:
-        ser.write(b"\r\x03\r\x01")
         t = emu.now_us()
-        while emu.flash_stats()["wdt_triggers"] == 0:
-            assert emu.now_us() < t + 3000000, "no reset within 3 s of mpremote's sequence"
-            emu.wait_us(50000)
+        ser.write(b"\r\x03\r\x01")
+        wait_reset(emu, t, 3000000, "mpremote's sequence")
     emu.stop()
     _boots_into_maintenance(boot, img)
 
@@ -158,9 +156,8 @@ def test_a_paired_box_refuses_maintenance_without_its_judge(boot, fw_image, ref,
     def judge_repl():
         with D.Box(emu.serial_url) as box:
             return box.repl(key)
+    t = emu.now_us()
     assert run_while(emu, judge_repl)["maintenance"] is True
-    while emu.flash_stats()["wdt_triggers"] == 0:
-        assert emu.now_us() < t + 20000000, "no reset after the judge's signed repl"
-        emu.wait_us(50000)
+    wait_reset(emu, t, 20000000, "the judge's signed repl")
     emu.stop()
     _boots_into_maintenance(boot, img)

@@ -19,6 +19,7 @@ from nakk_host import store, uf2flash
 from nakk_host import device as D
 from nakk_host import sync as S
 from .conftest import OLED_SPI, PINS, RINGS
+from .playback import wait_reset
 from .test_hil_sync import run_while
 
 FULL = 100           # finished, unsynced matches on the full box (test_hil_full_box.py's)
@@ -143,11 +144,9 @@ def test_an_mpy_box_goes_to_its_bootloader_with_its_files_gone_and_its_journal_k
         emu.wait_until_us(DTR_US)
         emu.release(PINS["OK"])
         said = []
-        uf2flash.to_bootloader(emu.serial_url, said.append)
         t = emu.now_us()
-        while emu.flash_stats()["wdt_triggers"] == 0:
-            assert emu.now_us() < t + 3000000, "no reset into the bootloader"
-            emu.wait_us(50000)
+        uf2flash.to_bootloader(emu.serial_url, said.append)
+        wait_reset(emu, t, emu.now_us() - t + 3000000, "the reset into the bootloader")
     finally:
         emu.stop()
     assert any("removed the" in s for s in said), said

@@ -154,6 +154,15 @@ async def play(app, script):
                     j.ack(n, b'{"type":"synced"}')
             app.journal_changed()
             continue
+        if act == "nonew":
+            # the flash refuses the next match's file once (as a full heap or a flash error would)
+            j = app.journal
+
+            def refuse():
+                del j.new_match
+                raise OSError(5)
+            j.new_match = refuse
+            continue
         if act == "fill":
             from flashfill import fill   # here: its compile then costs the capped heap nothing before
             fill()
@@ -241,6 +250,7 @@ def main(image, script):
     print("sent", app.sent)
     print("savingshown", board.saving_frames)
     print("pending", 0 if app.table.pending is None else 1)
+    print("offered", 1 if ui.assignment is not None and ui.mode == 0 and ui.on_assignment else 0)
     import os
     try:
         os.stat("/flash/journal/assignment.json")

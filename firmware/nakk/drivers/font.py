@@ -187,6 +187,7 @@ def width(s, scale=1):
 
 
 _CACHE_MAX = const(96)   # strings kept drawn (~100 B each on the Pico): a match's words in both languages
+_keep_max = _CACHE_MAX   # fewer where the heap is short (keep_at_most)
 _MORE_MAX = const(16)    # cut forms and inverted bytes kept, each table starting again when full
 _cache = {}
 _clip = {}   # str -> (max_w, its drawing cut to max_w)
@@ -231,7 +232,7 @@ def _cached(s, keep=True):
     if e is None:
         if _SFB is None or not keep:
             return None
-        if len(_cache) >= _CACHE_MAX:
+        if len(_cache) >= _keep_max:
             forget()           # start again: what is on screen now is drawn again on its next use
         e = _draw_kept(s, 0)
         if e is not None:
@@ -287,6 +288,15 @@ def _put_kept(fb, s, e, x, y, color, align, whole):
 def kept(s):
     """Whether str s is kept drawn (text() of it blits, allocating nothing)."""
     return s in _cache
+
+
+def keep_at_most(n):
+    """Keep at most n strings drawn (never more than _CACHE_MAX, never fewer than 8): the app
+    sizes the cache by the heap it finds at boot."""
+    global _keep_max
+    _keep_max = max(8, min(_CACHE_MAX, n))
+    if len(_cache) > _keep_max:
+        forget()
 
 
 def forget():

@@ -132,8 +132,7 @@ class Link(Trust):
         else:
             got = 0
         if self._pair is not None and time.ticks_diff(time.ticks_ms(), self._pair[3]) > PAIR_MS + 5000:
-            from nakk.link import pairing
-            pairing.answered(self, False)     # the question's own time-out did not come: no
+            self.pair_timed_out()
         if self._out or self._reset:
             self._flush()
         return got

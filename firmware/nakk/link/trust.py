@@ -6,7 +6,7 @@ link's board, app, journal, device, _error and _send, and gives it key, judge, c
 rejected, _signed (for `assign`), the handler of `repl`, and the doors to nakk.link.pairing.
 """
 
-from nakk.compat import const
+from nakk.compat import const, let_go
 
 from nakk.link import proto
 from nakk import record
@@ -109,15 +109,30 @@ class Trust:
             self._reset = True
 
     # pairing and the box's own reset: nakk.link.pairing, imported only when asked for (most boots
-    # of a paired box never are: its code then takes no RAM)
+    # of a paired box never are: its code then takes no RAM) and let go after each call (a question
+    # it asked holds its answer's function, and so its code, until it is answered)
     def c_pair(self, rid, obj):
         from nakk.link import pairing
-        return pairing.request(self, rid, obj)
+        try:
+            return pairing.request(self, rid, obj)
+        finally:
+            let_go("nakk.link.pairing")
 
     def reset_question(self):
         """PREV and NEXT held together on the start screen (the app's hook): nakk.link.pairing.reset."""
         from nakk.link import pairing
-        pairing.reset(self)
+        try:
+            pairing.reset(self)
+        finally:
+            let_go("nakk.link.pairing")
+
+    def pair_timed_out(self):
+        """The pairing question's own time-out did not come: the answer is no."""
+        from nakk.link import pairing
+        try:
+            pairing.answered(self, False)
+        finally:
+            let_go("nakk.link.pairing")
 
     def c_repl(self, rid, obj):
         if self.key is not None:

@@ -4,6 +4,7 @@ References ([SM-nn], [§3], [Lnn] ...) are explained in docs/rules.md, with the
 sentence of the Estonian texts (the primary source) that each rests on.
 """
 
+from nakk.compat import let_go
 from nakk.event import EventError, SIDES, check_pair
 from nakk.rules.common import Ruleset, cached_form, eyes_and_tricks, keep_form, other, pokk_or_winner
 
@@ -475,13 +476,7 @@ def _tables():
 
 def _let_go():
     """Forget nakk.rules.saare_tables: what it made stays, its code and names leave the heap."""
-    import sys
-    from nakk import rules
-    sys.modules.pop("nakk.rules.saare_tables", None)
-    try:
-        delattr(rules, "saare_tables")
-    except AttributeError:
-        pass
+    let_go("nakk.rules.saare_tables")
 
 
 def _rulesets():

@@ -101,6 +101,7 @@ class Ui(Modes):
         self.sound = sound
         self.on_sound = on_sound
         self.assignment = assignment
+        self.taken = None          # the assignment the latest match start took (offered again if it failed)
         self.version = 0           # bumped whenever anything on screen may have changed
         self.msg = None            # (et, en) or str shown for MSG_MS; None
         self.msg2 = ""             # extra text after msg (a button name, an error)

@@ -3,7 +3,7 @@ the penalty list, the undo question, the end of a match and its locked result, a
 screen. A base class of nakk.ui.flows' Ui only: its attributes and its helpers (_move, _side,
 _submit, _screen, resync...) are the Ui's (flows.py); the deal entry, the press path, stays
 there. Touches the table only through the Ui's."""
-from nakk.compat import const
+from nakk.compat import const, let_go
 
 from nakk.drivers import buttons as K
 from nakk.event import EventError, SIDES
@@ -64,14 +64,20 @@ class Modes:
         anywhere else, and while a question is up (a second one never replaces it). PREV
         and NEXT held together answer on_answer(True); any other press (it does nothing
         more) or timeout_ms without a press answer on_answer(False). Then the screen is
-        as it was. (nakk.ui.question: its code is loaded only when a question is asked.)"""
+        as it was. (nakk.ui.question: its code is loaded only while a question is asked.)"""
         from nakk.ui import question
-        return question.ask(self, words, on_answer, timeout_ms, detail)
+        try:
+            return question.ask(self, words, on_answer, timeout_ms, detail)
+        finally:
+            let_go("nakk.ui.question")
 
     def _ask_event(self, k, b, t):
         # a press while the question is up, or (k None) its time out
         from nakk.ui import question
-        question.event(self, k, b, t)
+        try:
+            question.event(self, k, b, t)
+        finally:
+            let_go("nakk.ui.question")
 
     def offer(self, assignment):
         """The judge's assignment for the next match (setup fields; None withdraws it).
@@ -355,6 +361,7 @@ class Modes:
                 return self._refuse(W.FULL)      # the flash is low: sync first
         except EventError as e:
             return self._refuse(W.refusal(e.field))
+        self.taken = self.assignment
         self.assignment = None
         self._likely = None
         self.resync()

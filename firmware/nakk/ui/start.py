@@ -5,7 +5,7 @@ last answer gives the setup event's fields. The judge's assignment, when
 there is one, is offered before this (by the UI), and one OK takes it.
 """
 
-from nakk.compat import const
+from nakk.compat import const, let_go
 
 from nakk import rules as _rules
 from nakk.ui import words as W
@@ -122,14 +122,8 @@ def assignment_lines(a, lang):
     """The judge's assignment as the start screen lists it, a line a row (nakk.ui.setwords,
     imported for it and let go after: its words are a few KB of heap where modules are not
     frozen, and the box needs them once an assignment)."""
-    import sys
-    from nakk import ui
-    import nakk.ui.setwords
+    from nakk.ui import setwords
     try:
-        return ui.setwords.lines(a, lang)
+        return setwords.lines(a, lang)
     finally:
-        sys.modules.pop("nakk.ui.setwords", None)
-        try:
-            delattr(ui, "setwords")
-        except AttributeError:
-            pass
+        let_go("nakk.ui.setwords")
