@@ -156,13 +156,15 @@ class App:
         self._assigned = self.ui.assignment is not None
         self._say_bad_assignment()
         self._say_damage(broken)
-        # The words kept drawn take at most an eighth of the heap this boot left: all 96 of a
-        # match's with the UF2 (its code in flash), fewer where the firmware's .mpy code is on
-        # the heap, where a full cache (~10 KB) once left a match's start no 1 KB in one piece
-        # after a pairing, a sync and an assignment (tests/hil/test_hil_flash.py).
+
+    def _size_font(self):
+        """The words kept drawn take at most an eighth of the heap the boot left (looked at once the
+        first frame is out; its garbage, not collected, counted as used): all 96 of a match's with
+        the UF2 (its code in flash), fewer where the firmware's .mpy code is on the heap. There a
+        full cache (~10 KB) once left a match's start no 1 KB in one piece after a pairing, a sync
+        and an assignment (tests/hil/test_hil_flash.py)."""
         free = getattr(gc, "mem_free", None)      # MicroPython's (CPython has none)
         if free is not None:
-            gc.collect()
             font.keep_at_most(free() // _HEAP_PER_KEPT)
 
     def _say_bad_assignment(self):
@@ -488,6 +490,7 @@ class App:
         self.buttons.start()
         self._check_usb()
         self.frame()
+        self._size_font()
         for coro in self._tasks:
             asyncio.create_task(coro)
         self._tasks = []

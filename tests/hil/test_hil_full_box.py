@@ -85,4 +85,5 @@ def test_a_box_with_100_matches_plays_a_whole_match(picoemu, uf2_firmware, tmp_p
     assert wdt == 0, "the watchdog reset the box during the match"
     # the match just played is the 101st result waiting for the judge, locked by both pairs
     assert hello["unsynced"] == MATCHES + 1 and hello["ready"] == MATCHES + 1, hello
+    print("100 results and a match played: %d bytes of heap free" % free)   # shown with -s
     assert free >= AFTER_MATCH, "only %d bytes of heap free after the match" % free
