@@ -157,16 +157,6 @@ class App:
         self._say_bad_assignment()
         self._say_damage(broken)
 
-    def _size_font(self):
-        """The words kept drawn take at most an eighth of the heap the boot left (looked at once the
-        first frame is out; its garbage, not collected, counted as used): all 96 of a match's with
-        the UF2 (its code in flash), fewer where the firmware's .mpy code is on the heap. There a
-        full cache (~10 KB) once left a match's start no 1 KB in one piece after a pairing, a sync
-        and an assignment (tests/hil/test_hil_flash.py)."""
-        free = getattr(gc, "mem_free", None)      # MicroPython's (CPython has none)
-        if free is not None:
-            font.keep_at_most(free() // _HEAP_PER_KEPT)
-
     def _say_bad_assignment(self):
         if self.assignment_error is not None:
             self.ui.say(("Kohtuniku määrang vigane", "Judge's assignment invalid"), self.assignment_error)
@@ -287,9 +277,7 @@ class App:
         saved = self.table.flush()
         if not saved:
             if self._assigned and ui.assignment is None:
-                # its start did not reach flash: offered again (as it was taken: reading the file
-                # again would need the heap a start that failed for want of it did not have)
-                ui.assignment = ui.taken
+                ui.assignment = ui.taken   # its start did not reach flash: offered again (no file read)
             ui.resync()
             # a full flash refuses the entry in words the players act on (sync with the judge)
             ui.say(W.FULL if self.table.full else W.SAVEFAIL, self.table.error or "")
@@ -490,7 +478,10 @@ class App:
         self.buttons.start()
         self._check_usb()
         self.frame()
-        self._size_font()
+        # the font keeps words drawn in an eighth of the heap left (~110 B each): 96 on the UF2, a few
+        # dozen where .mpy code is on the heap (a full cache left a start no 1 KB: test_hil_flash.py)
+        if hasattr(gc, "mem_free"):      # MicroPython's (CPython has none)
+            font.keep_at_most(gc.mem_free() // _HEAP_PER_KEPT)
         for coro in self._tasks:
             asyncio.create_task(coro)
         self._tasks = []
